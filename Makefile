@@ -1,0 +1,36 @@
+# iomap direct-I/O fast path: build the patched linux-source-6.12, boot it
+# in QEMU and test or measure it. See README.md.
+
+SHELL := /bin/bash
+SCRIPTS := scripts
+
+.PHONY: all deps tree kernel initramfs test bench check shell clean
+
+all: test
+
+deps:
+	@$(SCRIPTS)/install-deps.sh
+
+tree: deps
+	@$(SCRIPTS)/prepare-tree.sh
+
+kernel: tree
+	@$(SCRIPTS)/build-kernel.sh
+
+initramfs: deps
+	@$(SCRIPTS)/build-initramfs.sh
+
+test: kernel initramfs
+	@$(SCRIPTS)/run-tests.sh
+
+bench: kernel initramfs
+	@$(SCRIPTS)/run-bench.sh
+
+check: tree
+	@$(SCRIPTS)/checkpatch.sh
+
+shell: kernel initramfs
+	@qemu/boot.sh shell
+
+clean:
+	@. $(SCRIPTS)/common.sh && rm -rf "$$BUILD_DIR" "$$LOG_DIR" "$$IMAGE_DIR"

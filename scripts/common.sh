@@ -1,0 +1,33 @@
+# shellcheck shell=bash
+# Paths shared by every harness script. Sourced, not executed.
+
+# The repository root, wherever the clone lives.
+REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Everything large (kernel tree, build output, disk images, logs) lives
+# here, outside the repository.
+CACHE_DIR=${IOMAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iomap-dio}
+SRC_TARBALL=${LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+SRC_DIR=$CACHE_DIR/linux
+BUILD_DIR=$CACHE_DIR/build
+IMAGE_DIR=$CACHE_DIR/images
+LOG_DIR=$CACHE_DIR/logs
+PATCH_DIR=$REPO_DIR/patches
+
+export REPO_DIR CACHE_DIR SRC_TARBALL SRC_DIR BUILD_DIR IMAGE_DIR LOG_DIR \
+	PATCH_DIR
+
+log() {
+	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# Hash of the series: the tree is re-prepared whenever it changes.
+series_hash() {
+	(cd "$PATCH_DIR" && cat series &&
+		grep -v '^[[:space:]]*\(#\|$\)' series | xargs -r cat) |
+		sha256sum | cut -c1-16
+}

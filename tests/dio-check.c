@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dio-check: write a known pattern into a file or device, and read it
+ * back with O_DIRECT through pread, libaio or io_uring (optionally
+ * polled), checking the data, the length and the error code of every read.
+ *
+ * The pattern: the 8-byte word at byte offset x holds x ^ seed, so any
+ * byte read from the wrong place or left stale is caught.
+ *
+ *   dio-check fill   PATH OFFSET LENGTH SEED
+ *   dio-check read   PATH OFFSET LENGTH ENGINE EXPECT [COUNT]
+ *
+ * ENGINE: psync, libaio, uring, uring-poll.
+ * EXPECT: pattern:SEED  the data equals the pattern
+ *         zero          the data is all zero bytes
+ *         short:N:SEED  the read returns N bytes of the pattern
+ *         errno:NAME    the read fails with EINVAL, EIO, ...
+ * COUNT repeats the read (for hit counting); default 1.
+ *
+ * Exits 0 when every read matched, 1 with a one-line reason otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libaio.h>
+#include <liburing.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ALIGN 4096
+
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	{ "EINVAL", EINVAL }, { "EIO", EIO }, { "EFAULT", EFAULT },
+	{ "EOPNOTSUPP", EOPNOTSUPP }, { "EAGAIN", EAGAIN },
+};
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("dio-check: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static uint64_t pattern_word(uint64_t off, uint64_t seed)
+{
+	return off ^ seed;
+}
+
+static void fill_pattern(unsigned char *buf, uint64_t off, size_t len,
+			 uint64_t seed)
+{
+	for (size_t i = 0; i < len; i++) {
+		uint64_t x = off + i;
+		uint64_t w = pattern_word(x & ~7ULL, seed);
+
+		buf[i] = (unsigned char)(w >> (8 * (x & 7)));
+	}
+}
+
+/* Return the first offset where buf differs from the pattern, or -1. */
+static long long check_pattern(const unsigned char *buf, uint64_t off,
+			       size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i < len; i++) {
+		uint64_t x = off + i;
+		uint64_t w = pattern_word(x & ~7ULL, seed);
+
+		if (buf[i] != (unsigned char)(w >> (8 * (x & 7))))
+			return (long long)x;
+	}
+	return -1;
+}
+
+static int errno_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (!strcmp(errnos[i].name, name))
+			return errnos[i].err;
+	fail("unknown errno name %s", name);
+}
+
+static void *alloc_aligned(size_t len)
+{
+	void *p;
+
+	if (posix_memalign(&p, ALIGN, len ? len : 1))
+		fail("out of memory");
+	return p;
+}
+
+static int do_fill(const char *path, uint64_t off, size_t len, uint64_t seed)
+{
+	unsigned char *buf = alloc_aligned(len);
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ssize_t ret;
+
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	fill_pattern(buf, off, len, seed);
+	ret = pwrite(fd, buf, len, off);
+	if (ret != (ssize_t)len)
+		fail("pwrite %s: %zd: %s", path, ret, strerror(errno));
+	if (fsync(fd))
+		fail("fsync %s: %s", path, strerror(errno));
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+/* Each engine returns bytes read or -errno, as the kernel reported it. */
+static ssize_t read_psync(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t ret = pread(fd, buf, len, off);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static ssize_t read_libaio(int fd, void *buf, size_t len, uint64_t off)
+{
+	static io_context_t ctx;
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	int ret;
+
+	if (!ctx && (ret = io_setup(1, &ctx)) < 0)
+		fail("io_setup: %s", strerror(-ret));
+	io_prep_pread(&cb, fd, buf, len, off);
+	ret = io_submit(ctx, 1, cbs);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		fail("io_submit returned %d", ret);
+	ret = io_getevents(ctx, 1, 1, &ev, NULL);
+	if (ret != 1)
+		fail("io_getevents returned %d", ret);
+	return (ssize_t)(long)ev.res;
+}
+
+static ssize_t read_uring(struct io_uring *ring, int fd, void *buf,
+			  size_t len, uint64_t off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	io_uring_prep_read(sqe, fd, buf, len, off);
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		fail("io_uring_submit returned %d", ret);
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		fail("io_uring_wait_cqe: %s", strerror(-ret));
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+static int do_read(const char *path, uint64_t off, size_t len,
+		   const char *engine, const char *expect, long count)
+{
+	unsigned char *buf = alloc_aligned(len + ALIGN);
+	struct io_uring ring;
+	uint64_t seed = 0;
+	ssize_t want_len = len, got;
+	int want_err = 0, want_zero = 0, fd;
+
+	if (!strncmp(expect, "pattern:", 8))
+		seed = strtoull(expect + 8, NULL, 0);
+	else if (!strcmp(expect, "zero"))
+		want_zero = 1;
+	else if (!strncmp(expect, "short:", 6)) {
+		char *end;
+
+		want_len = strtoll(expect + 6, &end, 0);
+		if (*end != ':')
+			fail("short:N:SEED wanted, got %s", expect);
+		seed = strtoull(end + 1, NULL, 0);
+	}
+	else if (!strncmp(expect, "errno:", 6))
+		want_err = errno_by_name(expect + 6);
+	else
+		fail("unknown expectation %s", expect);
+
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0)
+		fail("open %s O_DIRECT: %s", path, strerror(errno));
+
+	if (!strncmp(engine, "uring", 5)) {
+		unsigned int flags = strcmp(engine, "uring-poll") ? 0 :
+				     IORING_SETUP_IOPOLL;
+		int ret = io_uring_queue_init(4, &ring, flags);
+
+		if (ret)
+			fail("io_uring_queue_init: %s", strerror(-ret));
+	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio")) {
+		fail("unknown engine %s", engine);
+	}
+
+	for (long i = 0; i < count; i++) {
+		long long bad;
+
+		/* Poison, so a read that copies nothing cannot pass. */
+		memset(buf, 0xa5, len + ALIGN);
+		if (!strcmp(engine, "psync"))
+			got = read_psync(fd, buf, len, off);
+		else if (!strcmp(engine, "libaio"))
+			got = read_libaio(fd, buf, len, off);
+		else
+			got = read_uring(&ring, fd, buf, len, off);
+
+		if (want_err) {
+			if (got != -want_err)
+				fail("%s %s @%" PRIu64 "+%zu: got %zd, want -%s",
+				     engine, path, off, len, got,
+				     expect + 6);
+			continue;
+		}
+		if (got < 0)
+			fail("%s %s @%" PRIu64 "+%zu: error %s", engine,
+			     path, off, len, strerror((int)-got));
+		if (got != want_len)
+			fail("%s %s @%" PRIu64 "+%zu: read %zd bytes, want %zd",
+			     engine, path, off, len, got, want_len);
+		if (want_zero) {
+			for (ssize_t j = 0; j < got; j++)
+				if (buf[j])
+					fail("%s %s: byte %" PRIu64 " is %#x, want 0",
+					     engine, path, off + j, buf[j]);
+		} else {
+			bad = check_pattern(buf, off, got, seed);
+			if (bad >= 0)
+				fail("%s %s: pattern mismatch at byte %lld",
+				     engine, path, bad);
+		}
+		/*
+		 * A short read may fill the rest of its last block, but
+		 * nothing may land past the length asked for.
+		 */
+		for (size_t j = len; j < len + ALIGN; j++)
+			if (buf[j] != 0xa5)
+				fail("%s %s: buffer written past %zu bytes",
+				     engine, path, len);
+	}
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && !strcmp(argv[1], "fill"))
+		return do_fill(argv[2], strtoull(argv[3], NULL, 0),
+			       strtoull(argv[4], NULL, 0),
+			       strtoull(argv[5], NULL, 0));
+	if ((argc == 7 || argc == 8) && !strcmp(argv[1], "read"))
+		return do_read(argv[2], strtoull(argv[3], NULL, 0),
+			       strtoull(argv[4], NULL, 0), argv[5], argv[6],
+			       argc == 8 ? strtol(argv[7], NULL, 0) : 1);
+	fprintf(stderr,
+		"usage: dio-check fill PATH OFFSET LENGTH SEED\n"
+		"       dio-check read PATH OFFSET LENGTH ENGINE EXPECT [COUNT]\n");
+	return 2;
+}

@@ -1,0 +1,61 @@
+# shellcheck shell=sh
+# Helpers for the guest test suite: result reporting, device discovery and
+# filesystem setup. Sourced by run-suite.sh and every tests/t-*.sh.
+
+PASSED=0
+FAILED=0
+
+pass() {
+	PASSED=$((PASSED + 1))
+	echo "PASS $1"
+}
+
+fail() {
+	FAILED=$((FAILED + 1))
+	echo "FAIL $1: $2"
+}
+
+# check NAME COMMAND...: run the command; pass when it exits 0, otherwise
+# fail with the command's own words as the reason.
+check() {
+	name=$1
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# check_eq NAME GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "got '$2', want '$3'"
+	fi
+}
+
+# The test disk: the first NVMe namespace the host attached.
+TEST_DEV=/dev/nvme0n1
+
+# mkfs_mount FS MOUNTPOINT: make a fresh filesystem of type FS (ext4, xfs)
+# on $TEST_DEV and mount it.
+mkfs_mount() {
+	fs=$1
+	mnt=$2
+	umount "$mnt" 2>/dev/null
+	mkdir -p "$mnt"
+	case "$fs" in
+	ext4) mkfs.ext4 -q -F -b 4096 "$TEST_DEV" ;;
+	xfs) mkfs.xfs -q -f -b size=4096 "$TEST_DEV" ;;
+	*) echo "mkfs_mount: unknown fs $fs" >&2; return 1 ;;
+	esac || return 1
+	mount -t "$fs" "$TEST_DEV" "$mnt"
+}
+
+# Drop the page cache so buffered data cannot mask what O_DIRECT reads.
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}

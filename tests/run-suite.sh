@@ -1,0 +1,22 @@
+#!/bin/sh
+# Guest test suite driver: runs every tests/t-*.sh in order, then checks
+# the kernel log, and ends with the closing line the host reads.
+cd /tests || exit 1
+# shellcheck source=tests/lib.sh
+. ./lib.sh
+
+for t in ./t-*.sh; do
+	echo "== $t"
+	# shellcheck source=/dev/null
+	. "$t"
+done
+
+# Any warning, oops or lockdep report during the run is a failure.
+splats=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|INFO: task .* blocked' | head -n 5)
+if [ -z "$splats" ]; then
+	pass "dmesg: no warnings, oopses or lockdep reports"
+else
+	fail "dmesg: no warnings, oopses or lockdep reports" "$splats"
+fi
+
+echo "$PASSED passed, $FAILED failed"
