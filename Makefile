@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 SCRIPTS := scripts
 
-.PHONY: all deps tree kernel initramfs test bench check shell clean
+.PHONY: all deps tree kernel initramfs test bench check bisect-check shell clean
 
 all: test
 
@@ -28,6 +28,9 @@ bench: kernel initramfs
 
 check: tree
 	@$(SCRIPTS)/checkpatch.sh
+
+bisect-check: tree
+	@$(SCRIPTS)/bisect-check.sh
 
 shell: kernel initramfs
 	@qemu/boot.sh shell

@@ -3,13 +3,23 @@
 # ccache. The config is x86_64 allnoconfig plus qemu/guest.config; every
 # option the fragment asks for is checked in the result so a silently
 # dropped option fails the build instead of a test later.
+#
+#   scripts/build-kernel.sh [TARGET...]     default target: bzImage
+#
+# KERNEL_SRC, KERNEL_BUILD and KERNEL_FRAGMENTS (space-separated paths)
+# select another tree, build directory or config, for the compile-only
+# coverage and bisect builds.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "$0")/common.sh"
 
-fragment=$REPO_DIR/qemu/guest.config
+src=${KERNEL_SRC:-$SRC_DIR}
+build=${KERNEL_BUILD:-$BUILD_DIR}
+read -r -a fragments <<<"${KERNEL_FRAGMENTS:-$REPO_DIR/qemu/guest.config}"
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(bzImage)
 jobs=${JOBS:-$(nproc)}
-mkdir -p "$BUILD_DIR" "$CACHE_DIR/ccache"
+mkdir -p "$build" "$CACHE_DIR/ccache" "$LOG_DIR"
 export CCACHE_DIR=$CACHE_DIR/ccache
 # Hash file contents, not mtimes: a re-prepared tree must hit the cache.
 export CCACHE_COMPILERCHECK=content CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
@@ -17,44 +27,48 @@ export CCACHE_COMPILERCHECK=content CCACHE_SLOPPINESS=time_macros,include_file_m
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=iomap KBUILD_BUILD_HOST=guest
 
 kmake() {
-	make -C "$SRC_DIR" O="$BUILD_DIR" CC="ccache gcc" -j"$jobs" "$@"
+	make -C "$src" O="$build" CC="ccache gcc" -j"$jobs" "$@"
 }
 
-config_stamp=$BUILD_DIR/.fragment.sha
-want=$(sha256sum "$fragment" | cut -d' ' -f1)
-if [ ! -f "$BUILD_DIR/.config" ] || [ "$(cat "$config_stamp" 2>/dev/null)" != "$want" ]; then
-	log "configuring: allnoconfig + qemu/guest.config"
+config_stamp=$build/.fragment.sha
+want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$build/.config" ] || [ "$(cat "$config_stamp" 2>/dev/null)" != "$want" ]; then
+	log "configuring: allnoconfig + ${fragments[*]##*/}"
 	kmake -s allnoconfig
-	(cd "$BUILD_DIR" &&
-		"$SRC_DIR/scripts/kconfig/merge_config.sh" -m -O . .config "$fragment" >/dev/null)
+	(cd "$build" &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O . .config "${fragments[@]}" >/dev/null)
 	kmake -s olddefconfig
 	bad=0
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=n)
 			opt=${line%%=*}
-			if grep -q "^$opt=" "$BUILD_DIR/.config"; then
+			if grep -q "^$opt=" "$build/.config"; then
 				echo "config: $opt should be off" >&2
 				bad=1
 			fi
 			;;
 		CONFIG_*)
-			if ! grep -qxF "$line" "$BUILD_DIR/.config"; then
+			if ! grep -qxF "$line" "$build/.config"; then
 				echo "config: $line did not stick" >&2
 				bad=1
 			fi
 			;;
 		esac
-	done <"$fragment"
-	[ "$bad" -eq 0 ] || die "qemu/guest.config does not fit this kernel"
+	done < <(cat "${fragments[@]}")
+	[ "$bad" -eq 0 ] || die "${fragments[*]##*/} does not fit this kernel"
 	echo "$want" >"$config_stamp"
 fi
 
-log "building bzImage (-j$jobs, log: $LOG_DIR/build.log)"
-mkdir -p "$LOG_DIR"
+buildlog=$LOG_DIR/build-$(basename "$build").log
+log "building ${targets[*]} (-j$jobs, log: $buildlog)"
 start=$(date +%s)
-if ! kmake bzImage >"$LOG_DIR/build.log" 2>&1; then
-	grep -E 'error|Error' "$LOG_DIR/build.log" | head -20 >&2
-	die "kernel build failed, see $LOG_DIR/build.log"
+if ! kmake "${targets[@]}" >"$buildlog" 2>&1; then
+	grep -E 'error|warning' "$buildlog" | head -40 >&2
+	die "kernel build failed, see $buildlog"
 fi
-log "kernel built in $(($(date +%s) - start)) s: $BUILD_DIR/arch/x86/boot/bzImage"
+# A warning in a file the series touches is a defect too.
+if grep -E '^[^ ]+:[0-9]+:[0-9]+: warning' "$buildlog" >&2; then
+	die "the build printed warnings, see $buildlog"
+fi
+log "built in $(($(date +%s) - start)) s in $build"
