@@ -2,7 +2,8 @@
 /*
  * dio-check: write a known pattern into a file or device, and read it
  * back with O_DIRECT through pread, libaio or io_uring (optionally
- * polled), checking the data, the length and the error code of every read.
+ * polled), or through the page cache, checking the data, the length and
+ * the error code of every read.
  *
  * The pattern: the 8-byte word at byte offset x holds x ^ seed, so any
  * byte read from the wrong place or left stale is caught.
@@ -10,9 +11,12 @@
  *   dio-check fill   PATH OFFSET LENGTH SEED
  *   dio-check read   PATH OFFSET LENGTH ENGINE EXPECT [COUNT]
  *
- * ENGINE: psync, libaio, uring, uring-poll.
+ * ENGINE: psync, libaio, uring, uring-poll (all O_DIRECT), or buffered
+ *         (pread through the page cache).
  * EXPECT: pattern:SEED  the data equals the pattern
  *         zero          the data is all zero bytes
+ *         byte:V        every byte equals V
+ *         zerofrom:N:SEED  the pattern up to byte N of the read, zeros after
  *         short:N:SEED  the read returns N bytes of the pattern
  *         errno:NAME    the read fails with EINVAL, EIO, ...
  * COUNT repeats the read (for hit counting); default 1.
@@ -175,29 +179,37 @@ static int do_read(const char *path, uint64_t off, size_t len,
 	unsigned char *buf = alloc_aligned(len + ALIGN);
 	struct io_uring ring;
 	uint64_t seed = 0;
-	ssize_t want_len = len, got;
-	int want_err = 0, want_zero = 0, fd;
+	ssize_t want_len = len, got, zero_from = -1;
+	int want_err = 0, want_byte = -1, fd;
 
 	if (!strncmp(expect, "pattern:", 8))
 		seed = strtoull(expect + 8, NULL, 0);
 	else if (!strcmp(expect, "zero"))
-		want_zero = 1;
-	else if (!strncmp(expect, "short:", 6)) {
-		char *end;
+		want_byte = 0;
+	else if (!strncmp(expect, "byte:", 5))
+		want_byte = (int)strtol(expect + 5, NULL, 0);
+	else if (!strncmp(expect, "short:", 6) ||
+		 !strncmp(expect, "zerofrom:", 9)) {
+		char *colon = strchr(expect, ':'), *end;
+		long long n = strtoll(colon + 1, &end, 0);
 
-		want_len = strtoll(expect + 6, &end, 0);
 		if (*end != ':')
-			fail("short:N:SEED wanted, got %s", expect);
+			fail("%.*s:N:SEED wanted, got %s",
+			     (int)(colon - expect), expect, expect);
 		seed = strtoull(end + 1, NULL, 0);
+		if (expect[0] == 's')
+			want_len = n;
+		else
+			zero_from = n;
 	}
 	else if (!strncmp(expect, "errno:", 6))
 		want_err = errno_by_name(expect + 6);
 	else
 		fail("unknown expectation %s", expect);
 
-	fd = open(path, O_RDONLY | O_DIRECT);
+	fd = open(path, O_RDONLY | (strcmp(engine, "buffered") ? O_DIRECT : 0));
 	if (fd < 0)
-		fail("open %s O_DIRECT: %s", path, strerror(errno));
+		fail("open %s: %s", path, strerror(errno));
 
 	if (!strncmp(engine, "uring", 5)) {
 		unsigned int flags = strcmp(engine, "uring-poll") ? 0 :
@@ -206,7 +218,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 
 		if (ret)
 			fail("io_uring_queue_init: %s", strerror(-ret));
-	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio")) {
+	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio") &&
+		   strcmp(engine, "buffered")) {
 		fail("unknown engine %s", engine);
 	}
 
@@ -215,7 +228,7 @@ static int do_read(const char *path, uint64_t off, size_t len,
 
 		/* Poison, so a read that copies nothing cannot pass. */
 		memset(buf, 0xa5, len + ALIGN);
-		if (!strcmp(engine, "psync"))
+		if (!strcmp(engine, "psync") || !strcmp(engine, "buffered"))
 			got = read_psync(fd, buf, len, off);
 		else if (!strcmp(engine, "libaio"))
 			got = read_libaio(fd, buf, len, off);
@@ -235,16 +248,24 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		if (got != want_len)
 			fail("%s %s @%" PRIu64 "+%zu: read %zd bytes, want %zd",
 			     engine, path, off, len, got, want_len);
-		if (want_zero) {
+		if (want_byte >= 0) {
 			for (ssize_t j = 0; j < got; j++)
-				if (buf[j])
-					fail("%s %s: byte %" PRIu64 " is %#x, want 0",
-					     engine, path, off + j, buf[j]);
+				if (buf[j] != want_byte)
+					fail("%s %s: byte %" PRIu64 " is %#x, want %#x",
+					     engine, path, off + j, buf[j],
+					     want_byte);
 		} else {
-			bad = check_pattern(buf, off, got, seed);
+			ssize_t n = zero_from >= 0 && zero_from < got ?
+				    zero_from : got;
+
+			bad = check_pattern(buf, off, n, seed);
 			if (bad >= 0)
 				fail("%s %s: pattern mismatch at byte %lld",
 				     engine, path, bad);
+			for (ssize_t j = n; j < got; j++)
+				if (buf[j])
+					fail("%s %s: byte %" PRIu64 " is %#x, want 0",
+					     engine, path, off + j, buf[j]);
 		}
 		/*
 		 * A short read may fill the rest of its last block, but

@@ -1,0 +1,106 @@
+# shellcheck shell=sh
+# The iomap operations the iomap_next conversion touches, on ext4 and XFS:
+# buffered I/O, SEEK_HOLE/SEEK_DATA, FIEMAP, truncate zeroing, mmap write
+# faults, swapfile activation and O_DIRECT writes. Each checks data or
+# offsets, not just exit codes.
+
+SEED=0x10ad
+
+# seek_result FILE h|d OFFSET: the offset xfs_io's seek reports.
+seek_result() {
+	xfs_io -c "seek -$2 $3" "$1" | awk '$1 == "DATA" || $1 == "HOLE" { print $2 }'
+}
+
+# extents FILE: the file's extents as "first-last" 4 KiB blocks (FIEMAP).
+extents() {
+	filefrag -v -b4096 "$1" |
+		sed -n 's/^ *[0-9]*: *\([0-9]*\)\.\. *\([0-9]*\):.*/\1-\2/p' |
+		tr '\n' ' '
+}
+
+for fs in ext4 xfs; do
+	mnt=/mnt/$fs
+	if ! mkfs_mount $fs $mnt; then
+		fail "$fs mkfs and mount" "could not make or mount $fs"
+		continue
+	fi
+
+	# Buffered write, then buffered and direct reads after a cache drop.
+	check "$fs buffered write" dio-check fill $mnt/buf 0 1048576 $SEED
+	drop_caches
+	check "$fs buffered read" \
+		dio-check read $mnt/buf 12345 100000 buffered pattern:$SEED
+	check "$fs direct read of buffered write" \
+		dio-check read $mnt/buf 0 1048576 psync pattern:$SEED
+
+	# Two 64 KiB data ranges with a hole between them.
+	f=$mnt/sparse
+	xfs_io -f -c "pwrite -q 0 64k" -c "pwrite -q 1m 64k" -c fsync $f
+	check_eq "$fs SEEK_HOLE from 0" "$(seek_result $f h 0)" 65536
+	check_eq "$fs SEEK_DATA from the hole" "$(seek_result $f d 65536)" 1048576
+	check_eq "$fs SEEK_HOLE at the end" "$(seek_result $f h 1048576)" 1114112
+	check_eq "$fs FIEMAP extents" "$(extents $f)" "0-15 256-271 "
+
+	# Unwritten preallocation is a hole to SEEK_DATA.
+	f=$mnt/falloc
+	xfs_io -f -c "falloc 0 1m" -c "pwrite -q 2m 64k" -c fsync $f
+	check_eq "$fs SEEK_DATA skips unwritten" "$(seek_result $f d 0)" 2097152
+	check "$fs unwritten reads zero" \
+		dio-check read $f 0 1048576 uring zero
+
+	# Truncate into a block zeroes its tail: extend again and look.
+	f=$mnt/trunc
+	dio-check fill $f 0 16384 $SEED
+	truncate -s 5000 $f
+	truncate -s 16384 $f
+	check "$fs truncate zeroes the partial block (buffered)" \
+		dio-check read $f 4096 4096 buffered zerofrom:904:$SEED
+	drop_caches
+	check "$fs truncate zeroes the partial block (direct)" \
+		dio-check read $f 4096 4096 psync zerofrom:904:$SEED
+	check "$fs truncate leaves zeros past the old end" \
+		dio-check read $f 8192 8192 psync zero
+
+	# A write fault through mmap reaches the disk.
+	f=$mnt/mmap
+	xfs_io -f -c "truncate 65536" -c "mmap -w 0 64k" \
+		-c "mwrite -S 0x5a 0 64k" -c "msync -s 0 64k" -c "munmap" $f
+	drop_caches
+	check "$fs mmap write fault" dio-check read $f 0 65536 psync byte:0x5a
+
+	# O_DIRECT write, read back both ways.
+	f=$mnt/dwrite
+	xfs_io -f -d -c "pwrite -q -S 0x3c 0 64k" -c "pwrite -q -S 0x3d 64k 4k" $f
+	drop_caches
+	check "$fs direct write, direct read" \
+		dio-check read $f 0 65536 libaio byte:0x3c
+	check "$fs direct write, buffered read" \
+		dio-check read $f 65536 4096 buffered byte:0x3d
+
+	# Swapfile activation walks the mapping with iomap_swapfile_activate.
+	f=$mnt/swap
+	xfs_io -f -c "pwrite -q 0 16m" -c fsync $f
+	chmod 600 $f
+	if mkswap $f >/dev/null && swapon $f; then
+		if grep -q "^$f " /proc/swaps; then
+			pass "$fs swapon of a swapfile"
+		else
+			fail "$fs swapon of a swapfile" "not listed in /proc/swaps"
+		fi
+		swapoff $f
+	else
+		fail "$fs swapon of a swapfile" "mkswap or swapon failed"
+	fi
+	# A file with a hole cannot be a swapfile.
+	xfs_io -f -c "pwrite -q 0 4m" -c "pwrite -q 12m 4m" -c fsync $mnt/holey
+	chmod 600 $mnt/holey
+	mkswap $mnt/holey >/dev/null
+	if swapon $mnt/holey 2>/dev/null; then
+		swapoff $mnt/holey
+		fail "$fs swapon refuses a file with holes" "swapon succeeded"
+	else
+		pass "$fs swapon refuses a file with holes"
+	fi
+
+	umount $mnt
+done
