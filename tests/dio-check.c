@@ -248,25 +248,22 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		if (got != want_len)
 			fail("%s %s @%" PRIu64 "+%zu: read %zd bytes, want %zd",
 			     engine, path, off, len, got, want_len);
-		if (want_byte >= 0) {
-			for (ssize_t j = 0; j < got; j++)
-				if (buf[j] != want_byte)
-					fail("%s %s: byte %" PRIu64 " is %#x, want %#x",
-					     engine, path, off + j, buf[j],
-					     want_byte);
-		} else {
-			ssize_t n = zero_from >= 0 && zero_from < got ?
-				    zero_from : got;
+		/*
+		 * The first n bytes hold the pattern, the rest one byte
+		 * value: the expected byte, or zeros after zerofrom:N.
+		 */
+		ssize_t n = want_byte >= 0 ? 0 :
+			    zero_from >= 0 && zero_from < got ? zero_from : got;
+		int fill = want_byte >= 0 ? want_byte : 0;
 
-			bad = check_pattern(buf, off, n, seed);
-			if (bad >= 0)
-				fail("%s %s: pattern mismatch at byte %lld",
-				     engine, path, bad);
-			for (ssize_t j = n; j < got; j++)
-				if (buf[j])
-					fail("%s %s: byte %" PRIu64 " is %#x, want 0",
-					     engine, path, off + j, buf[j]);
-		}
+		bad = check_pattern(buf, off, n, seed);
+		if (bad >= 0)
+			fail("%s %s: pattern mismatch at byte %lld",
+			     engine, path, bad);
+		for (ssize_t j = n; j < got; j++)
+			if (buf[j] != fill)
+				fail("%s %s: byte %" PRIu64 " is %#x, want %#x",
+				     engine, path, off + j, buf[j], fill);
 		/*
 		 * A short read may fill the rest of its last block, but
 		 * nothing may land past the length asked for.
