@@ -39,19 +39,22 @@ check_eq() {
 # The test disk: the first NVMe namespace the host attached.
 TEST_DEV=/dev/nvme0n1
 
-# mkfs_mount FS MOUNTPOINT: make a fresh filesystem of type FS (ext4, xfs)
-# on $TEST_DEV and mount it.
+# mkfs_mount FS MOUNTPOINT [DEVICE]: make a fresh filesystem of type FS
+# (ext4, xfs) on DEVICE (default $TEST_DEV) and mount it; a failure is
+# reported as a failed test and returns 1, so callers can skip the fs.
 mkfs_mount() {
 	fs=$1
 	mnt=$2
+	dev=${3:-$TEST_DEV}
 	umount "$mnt" 2>/dev/null
 	mkdir -p "$mnt"
 	case "$fs" in
-	ext4) mkfs.ext4 -q -F -b 4096 "$TEST_DEV" ;;
-	xfs) mkfs.xfs -q -f -b size=4096 "$TEST_DEV" ;;
-	*) echo "mkfs_mount: unknown fs $fs" >&2; return 1 ;;
-	esac || return 1
-	mount -t "$fs" "$TEST_DEV" "$mnt"
+	ext4) mkfs.ext4 -q -F -b 4096 "$dev" ;;
+	xfs) mkfs.xfs -q -f -b size=4096 "$dev" ;;
+	*) false ;;
+	esac && mount -t "$fs" "$dev" "$mnt" && return 0
+	fail "$fs mkfs and mount on $dev" "could not make or mount $fs"
+	return 1
 }
 
 # Drop the page cache so buffered data cannot mask what O_DIRECT reads.
