@@ -268,7 +268,7 @@ def plot(rows, conf, plots):
             if not panels_iops:
                 continue
             head = (f"set terminal pngcairo size {size} font ',9' "
-                    "noenhanced\nset key below\nset grid y\n"
+                    "noenhanced\nset key below maxrows 2\nset grid y\n"
                     "set xlabel 'QD'\n")
             layout = (f"set multiplot layout {len(targets)},{len(engines)} "
                       f"title '{device}: 4 KiB O_DIRECT randread, medians'\n")
