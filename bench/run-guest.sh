@@ -215,11 +215,12 @@ rm -f /tmp/probe.data
 
 {
 	echo "guest_kernel=$(uname -r)"
+	echo "guest_kernel_build=$(uname -v)"
 	echo "guest_vcpus=$(nproc)"
 	echo "fio_version=$(fio --version)"
 	echo "perf_event=$PERF_EVENT"
 	if [ "$PIN" = none ]; then
-		echo "guest_pinning=none: fio and uring-peak float over all vCPUs"
+		echo "guest_pinning=none: fio and uring-peak float over all vCPUs, perf -a"
 	else
 		echo "guest_pinning=fio cpus_allowed=$PIN, uring-peak taskset -c $PIN, perf -C $PIN"
 	fi

@@ -136,6 +136,8 @@ started=$(date -Iseconds)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 log "bench $NAME: $runs runs, ~$((est / 60)) min of guest time estimated"
 GUEST_SHARE=$share "$REPO_DIR/qemu/boot.sh" bench "$logname"
+[ -f "$share/guest-meta.txt" ] ||
+	die "the guest wrote nothing to $share; console log: $LOG_DIR/$logname.log"
 
 cat >"$share/host-meta.txt" <<EOF
 mode=$mode
