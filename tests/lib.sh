@@ -62,3 +62,27 @@ drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 }
+
+# The tracefs mount, for the iomap_dio_simple_read trace point.
+TRACING=/sys/kernel/tracing
+
+# hits NAME WANT COMMAND...: run COMMAND (a dio-check read, which verifies
+# its data) with the trace buffer cleared; pass when it succeeds and the
+# simple path served exactly WANT reads meanwhile.
+hits() {
+	name=$1
+	want=$2
+	shift 2
+	echo 0 >$TRACING/tracing_on
+	echo >$TRACING/trace
+	echo 1 >$TRACING/tracing_on
+	out=$("$@" 2>&1)
+	rc=$?
+	echo 0 >$TRACING/tracing_on
+	if [ $rc -ne 0 ]; then
+		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
+		return
+	fi
+	check_eq "$name" "$(grep -c 'iomap_dio_simple_read:' $TRACING/trace) hits" \
+		"$want hits"
+}

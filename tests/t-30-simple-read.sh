@@ -12,27 +12,6 @@ ENGINES="psync libaio uring uring-poll"
 # The second NVMe disk carries the dm-dust device of the error tests.
 DUST_DISK=/dev/nvme1n1
 
-# hits NAME WANT COMMAND...: run COMMAND (a dio-check read, which verifies
-# its data) with the trace buffer cleared; pass when it succeeds and the
-# simple path served exactly WANT reads meanwhile.
-hits() {
-	name=$1
-	want=$2
-	shift 2
-	echo 0 >$TRACE/tracing_on
-	echo >$TRACE/trace
-	echo 1 >$TRACE/tracing_on
-	out=$("$@" 2>&1)
-	rc=$?
-	echo 0 >$TRACE/tracing_on
-	if [ $rc -ne 0 ]; then
-		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
-		return
-	fi
-	check_eq "$name" "$(grep -c 'iomap_dio_simple_read:' $TRACE/trace) hits" \
-		"$want hits"
-}
-
 # expect_hits N: N when the path is on, else 0.
 expect_hits() {
 	if [ "$(cat $SIMPLE)" = 1 ]; then echo "$1"; else echo 0; fi
