@@ -134,6 +134,9 @@ logname=bench-$NAME
 started=$(date -Iseconds)
 # The host is shared: its load says how quiet the run was.
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# What boots, taken now: patches/ may change while a long run goes on.
+series_booted=$(series_hash)
+bzimage_booted=$(sha256sum "$BUILD_DIR/arch/x86/boot/bzImage" | cut -c1-16)
 log "bench $NAME: $runs runs, ~$((est / 60)) min of guest time estimated"
 GUEST_SHARE=$share "$REPO_DIR/qemu/boot.sh" bench "$logname"
 [ -f "$share/guest-meta.txt" ] ||
@@ -143,9 +146,9 @@ cat >"$share/host-meta.txt" <<EOF
 mode=$mode
 started=$started
 finished=$(date -Iseconds)
-series_hash=$(series_hash)
+series_hash=$series_booted
 guest_config=qemu/guest.config sha256 $(sha256sum "$REPO_DIR/qemu/guest.config" | cut -c1-16)
-bzimage_sha256=$(sha256sum "$BUILD_DIR/arch/x86/boot/bzImage" | cut -c1-16)
+bzimage_sha256=$bzimage_booted
 host_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores
 accel=$(cat "$LOG_DIR/$logname.accel")
 qemu_threads=not pinned on the host (no taskset)
