@@ -34,6 +34,19 @@ minix_free() {
 	stat -f -c %f "$MINIX_MNT"
 }
 
+# cut_checks LABEL FILE CUT SIZE: FILE held the pattern, was cut to CUT
+# bytes and grown back to SIZE. O_DIRECT sees the pattern before CUT's
+# 1 KiB block, that block zeroed from CUT on, and zeros up to SIZE.
+cut_checks() {
+	blk=$(($3 / 1024 * 1024))
+	check "$1 truncate zeroes the partial block (direct)" \
+		dio-check read "$2" $blk 1024 psync \
+		zerofrom:$(($3 - blk)):$MINIX_SEED
+	check "$1 truncate leaves zeros past the old end" \
+		dio-check read "$2" $((blk + 1024)) $(($4 - blk - 1024)) psync zero
+	check "$1 truncate keeps the data before the cut" \
+		dio-check read "$2" 0 $blk psync pattern:$MINIX_SEED
+}
 
 # Nothing else may hold the test disk.
 awk -v d="$TEST_DEV" '$1 == d { print $2 }' /proc/mounts |
@@ -156,23 +169,13 @@ for v in 1 2 3; do
 	check "$fs truncate zeroes the partial block (buffered)" \
 		dio-check read "$t" 4096 4096 buffered zerofrom:904:$MINIX_SEED
 	drop_caches
-	check "$fs truncate zeroes the partial block (direct)" \
-		dio-check read "$t" 4096 1024 psync zerofrom:904:$MINIX_SEED
-	check "$fs truncate leaves zeros past the old end" \
-		dio-check read "$t" 5120 11264 psync zero
-	check "$fs truncate keeps the data before the cut" \
-		dio-check read "$t" 0 4096 psync pattern:$MINIX_SEED
+	cut_checks "$fs" "$t" 5000 16384
 	ti=$mnt/trunc-ind
 	dio-check fill "$ti" 0 1048576 $MINIX_SEED
 	truncate -s 300001 "$ti"
 	truncate -s 1048576 "$ti"
 	drop_caches
-	check "$fs indirect truncate zeroes the partial block" \
-		dio-check read "$ti" 299008 1024 psync zerofrom:993:$MINIX_SEED
-	check "$fs indirect truncate leaves zeros past the old end" \
-		dio-check read "$ti" 300032 748544 psync zero
-	check "$fs indirect truncate keeps the data before the cut" \
-		dio-check read "$ti" 0 299008 psync pattern:$MINIX_SEED
+	cut_checks "$fs indirect" "$ti" 300001 1048576
 	# Cutting a file inside a hole zeroes nothing, so it allocates nothing.
 	th=$mnt/trunc-hole
 	truncate -s 1048576 "$th"
