@@ -6,6 +6,16 @@ set -euo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "$0")/common.sh"
 
+# TESTS=t-30-simple-read,t-60-minix runs only those tests.
+if [ -n "${TESTS:-}" ]; then
+	IFS=, read -ra picked <<<"$TESTS"
+	for t in "${picked[@]}"; do
+		[ -f "$REPO_DIR/tests/$t.sh" ] ||
+			die "TESTS: no test '$t' (tests/t-*.sh, without .sh)"
+	done
+	export GUEST_APPEND="${GUEST_APPEND:-} iomap.tests=$TESTS"
+fi
+
 log=$LOG_DIR/test.log
 if ! BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400} "$REPO_DIR/qemu/boot.sh" test test >/dev/null; then
 	tail -n 30 "$log" >&2

@@ -5,7 +5,15 @@ cd /tests || exit 1
 # shellcheck source=tests/lib.sh
 . ./lib.sh
 
+# IOMAP_TESTS (from iomap.tests= on the kernel command line): a comma
+# separated list of test names to run instead of all of them.
 for t in ./t-*.sh; do
+	name=${t#./}
+	name=${name%.sh}
+	case ",${IOMAP_TESTS:-$name}," in
+	*",$name,"*) ;;
+	*) continue ;;
+	esac
 	echo "== $t"
 	# shellcheck source=/dev/null
 	. "$t"
