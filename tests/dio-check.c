@@ -10,6 +10,7 @@
  *
  *   dio-check fill   PATH OFFSET LENGTH SEED
  *   dio-check read   PATH OFFSET LENGTH ENGINE EXPECT [COUNT]
+ *   dio-check hole-race PATH PAGES
  *
  * ENGINE: psync, libaio, uring, uring-poll (all O_DIRECT), or buffered
  *         (pread through the page cache).
@@ -21,6 +22,15 @@
  *         errno:NAME    the read fails with EINVAL, EIO, ...
  * COUNT repeats the read (for hit counting); default 1.
  *
+ * hole-race makes PATH a hole of PAGES pages and fills a few bytes in the
+ * second 1 KiB block of each page with buffered writes, page by page,
+ * while a second thread drops each page from the page cache just before
+ * it is written and reads it back buffered.  A read that instantiates the
+ * page after the write allocated its block, but before the write locked
+ * the page, must see zeros, not what the block held on disk before.
+ * Every byte outside the written bytes must read zero, during the race
+ * and again from disk afterwards.
+ *
  * Exits 0 when every read matched, 1 with a one-line reason otherwise.
  */
 #define _GNU_SOURCE
@@ -29,6 +39,8 @@
 #include <inttypes.h>
 #include <libaio.h>
 #include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -278,6 +290,106 @@ static int do_read(const char *path, uint64_t off, size_t len,
 	return 0;
 }
 
+#define RACE_PAGE 4096
+#define RACE_OFF 1280		/* inside the page's second 1 KiB block */
+#define RACE_LEN 64
+#define RACE_BYTE 0x57
+
+struct hole_race {
+	int fd;
+	long pages;
+	atomic_long next;	/* the page being written, pages when done */
+	long long stale;	/* first stale byte offset, or -1 */
+};
+
+/*
+ * Check one page read back: zero outside the written bytes; those are
+ * zero or RACE_BYTE while the write may be in flight, RACE_BYTE once
+ * @written.  Return the offset of the first wrong byte, or -1.
+ */
+static long long race_check_page(const unsigned char *buf, long page,
+				 int written)
+{
+	for (int i = 0; i < RACE_PAGE; i++) {
+		int in = i >= RACE_OFF && i < RACE_OFF + RACE_LEN;
+
+		if (in ? buf[i] == RACE_BYTE || (!written && !buf[i]) : !buf[i])
+			continue;
+		return (long long)page * RACE_PAGE + i;
+	}
+	return -1;
+}
+
+static void *race_reader(void *arg)
+{
+	struct hole_race *r = arg;
+	unsigned char *buf = alloc_aligned(RACE_PAGE);
+	long page;
+
+	while ((page = atomic_load(&r->next)) < r->pages) {
+		off_t off = (off_t)page * RACE_PAGE;
+		long long bad;
+
+		posix_fadvise(r->fd, off, RACE_PAGE, POSIX_FADV_DONTNEED);
+		if (pread(r->fd, buf, RACE_PAGE, off) != RACE_PAGE)
+			fail("race read @%lld: %s", (long long)off,
+			     strerror(errno));
+		bad = race_check_page(buf, page, 0);
+		if (bad >= 0 && r->stale < 0)
+			r->stale = bad;
+	}
+	free(buf);
+	return NULL;
+}
+
+static int do_hole_race(const char *path, long pages)
+{
+	struct hole_race r = { .pages = pages, .stale = -1 };
+	unsigned char data[RACE_LEN], *buf = alloc_aligned(RACE_PAGE);
+	pthread_t reader;
+	long page;
+
+	r.fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (r.fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	if (ftruncate(r.fd, (off_t)pages * RACE_PAGE))
+		fail("ftruncate %s: %s", path, strerror(errno));
+	memset(data, RACE_BYTE, sizeof(data));
+	if (pthread_create(&reader, NULL, race_reader, &r))
+		fail("pthread_create failed");
+	for (page = 0; page < pages; page++) {
+		off_t off = (off_t)page * RACE_PAGE + RACE_OFF;
+
+		atomic_store(&r.next, page);
+		if (pwrite(r.fd, data, RACE_LEN, off) != RACE_LEN)
+			fail("race write @%lld: %s", (long long)off,
+			     strerror(errno));
+	}
+	atomic_store(&r.next, pages);
+	pthread_join(reader, NULL);
+	if (r.stale >= 0)
+		fail("%s: stale byte at %lld read during the race", path,
+		     r.stale);
+
+	if (fsync(r.fd) ||
+	    posix_fadvise(r.fd, 0, 0, POSIX_FADV_DONTNEED))
+		fail("fsync %s: %s", path, strerror(errno));
+	for (page = 0; page < pages; page++) {
+		long long bad;
+
+		if (pread(r.fd, buf, RACE_PAGE, (off_t)page * RACE_PAGE) !=
+		    RACE_PAGE)
+			fail("read back %s: %s", path, strerror(errno));
+		bad = race_check_page(buf, page, 1);
+		if (bad >= 0)
+			fail("%s: byte %lld is %#x after the race", path, bad,
+			     buf[bad % RACE_PAGE]);
+	}
+	close(r.fd);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "fill"))
@@ -288,8 +400,11 @@ int main(int argc, char **argv)
 		return do_read(argv[2], strtoull(argv[3], NULL, 0),
 			       strtoull(argv[4], NULL, 0), argv[5], argv[6],
 			       argc == 8 ? strtol(argv[7], NULL, 0) : 1);
+	if (argc == 4 && !strcmp(argv[1], "hole-race"))
+		return do_hole_race(argv[2], strtol(argv[3], NULL, 0));
 	fprintf(stderr,
 		"usage: dio-check fill PATH OFFSET LENGTH SEED\n"
-		"       dio-check read PATH OFFSET LENGTH ENGINE EXPECT [COUNT]\n");
+		"       dio-check read PATH OFFSET LENGTH ENGINE EXPECT [COUNT]\n"
+		"       dio-check hole-race PATH PAGES\n");
 	return 2;
 }

@@ -15,10 +15,11 @@ MINIX_MNT=/mnt/minix
 MINIX_SIMPLE=/sys/kernel/iomap/simple_read
 MINIX_START=$(date +%s)
 
-# minix_stale: leave freed blocks holding the pattern, so that blocks
-# allocated next start out with stale data that must not show through.
+# minix_stale [BYTES]: leave BYTES (default 256 KiB) of freed blocks
+# holding the pattern, so that blocks allocated next start out with stale
+# data that must not show through.
 minix_stale() {
-	dio-check fill "$MINIX_MNT/stale" 0 262144 $MINIX_SEED
+	dio-check fill "$MINIX_MNT/stale" 0 "${1:-262144}" $MINIX_SEED
 	rm -f "$MINIX_MNT/stale"
 	sync
 }
@@ -263,6 +264,14 @@ for v in 1 2 3; do
 	drop_caches
 	check "$fs sub-block direct write zeroes the rest of the block" \
 		cmp /tmp/minix-half.ref "$h"
+
+	# A buffered write into a hole allocates the block before it locks
+	# the page: a reader that brings the page in between must read
+	# zeros, not the block's old contents, and so must the disk after.
+	minix_stale 8388608
+	check "$fs buffered writes into holes raced by readers" \
+		dio-check hole-race "$mnt/race" 2048
+	rm -f "$mnt/race"
 
 	# A write fault through mmap reaches the disk.
 	minix_stale
