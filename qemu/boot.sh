@@ -11,6 +11,7 @@
 #   BOOT_TIMEOUT   seconds before a hung guest is killed (default 1800)
 #   GUEST_APPEND   extra kernel command line
 #   GUEST_SHARE    host directory mounted in the guest as tag "out" (9p)
+#   KERNEL_IMAGE   bzImage to boot (default: the one make kernel built)
 # Exits non-zero when the guest panicked, hung or never finished its job.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
@@ -18,7 +19,7 @@ set -euo pipefail
 
 run=${1:?usage: qemu/boot.sh test|bench|shell [logname]}
 logname=${2:-$run}
-kernel=$BUILD_DIR/arch/x86/boot/bzImage
+kernel=$KERNEL_IMAGE
 initrd=$CACHE_DIR/initramfs.cpio.gz
 cpus=${GUEST_CPUS:-2}
 mem=${GUEST_MEM:-4G}
