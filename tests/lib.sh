@@ -70,9 +70,16 @@ TRACING=/sys/kernel/tracing
 # its data) with the trace buffer cleared; pass when it succeeds and the
 # simple path served exactly WANT reads meanwhile.
 hits() {
-	name=$1
-	want=$2
-	shift 2
+	hits_matching "" "$@"
+}
+
+# hits_matching TEXT NAME WANT COMMAND...: the same, counting only the
+# simple path's trace lines that also contain TEXT.
+hits_matching() {
+	match=$1
+	name=$2
+	want=$3
+	shift 3
 	echo 0 >$TRACING/tracing_on
 	echo >$TRACING/trace
 	echo 1 >$TRACING/tracing_on
@@ -83,6 +90,7 @@ hits() {
 		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
 		return
 	fi
-	check_eq "$name" "$(grep -c 'iomap_dio_simple_read:' $TRACING/trace) hits" \
+	check_eq "$name" \
+		"$(grep -c "iomap_dio_simple_read:.*$match" $TRACING/trace) hits" \
 		"$want hits"
 }

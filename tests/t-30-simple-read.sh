@@ -61,6 +61,13 @@ for fs in ext4 xfs; do
 				dio-check read $mnt/sparse 65536 4096 "$e" zero 4
 			hits "$on $e unwritten reads zero" "$(expect_hits 4)" \
 				dio-check read $mnt/prealloc 4096 4096 "$e" zero 4
+			# Only io_uring asks for the per-cpu bio cache.
+			cached=0
+			case $e in uring*) cached=8 ;; esac
+			hits_matching "alloc_cache 1" \
+				"$on $e 4k reads with the bio cache: $cached of 8" \
+				"$(expect_hits $cached)" \
+				dio-check read $f 8192 4096 "$e" pattern:$SEED 8
 			hits "$on $e 8k reads take the normal path" 0 \
 				dio-check read $f 8192 8192 "$e" pattern:$SEED 4
 			hits "$on $e block-crossing 4k reads take the normal path" 0 \
