@@ -12,30 +12,27 @@ SYMBOLs (default: the bio allocation and freeing functions) get their
 share of the simple_read=1 profiles of both runs.
 """
 import csv
-import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 
-from report import perf_symbols
+from report import fmt_int, gain, group, med, perf_symbols
 
 DEFAULT_SYMBOLS = ["bio_alloc_bioset", "mempool_alloc_noprof",
                    "kmem_cache_alloc_noprof", "mempool_free",
                    "kmem_cache_free", "bio_free"]
+CELL = ("device", "target", "engine", "qd")
 
 
 def medians(results):
-    """{(device, target, engine, qd): {simple_read: median IOPS}}."""
-    runs = defaultdict(list)
+    """{cell: (simple_read=0 median IOPS, simple_read=1 median IOPS)}."""
     with open(results / "runs.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            key = (row["device"], row["target"], row["engine"],
-                   int(row["qd"]))
-            runs[key, row["simple_read"]].append(float(row["iops"]))
-    out = defaultdict(dict)
-    for (key, s), iops in runs.items():
-        out[key][s] = statistics.median(iops)
-    return out
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["qd"] = int(r["qd"])
+        r["simple_read"] = int(r["simple_read"])
+        r["iops"] = float(r["iops"]) if r["iops"] else ""
+    return {cell: (med(by_s[0]), med(by_s[1]))
+            for cell, by_s in group(rows, CELL, "iops").items()}
 
 
 def main():
@@ -50,14 +47,12 @@ def main():
     print("| device | fs | workload | qd | A | B | B/A | A 1/0 | B 1/0 |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for key in sorted(set(ma) & set(mb)):
-        ra, rb = ma[key], mb[key]
-        if not {"0", "1"} <= set(ra) & set(rb):
+        (a0, a1), (b0, b1) = ma[key], mb[key]
+        if None in (a0, a1, b0, b1):
             continue
         print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} "
-              f"| {ra['1']:,.0f} | {rb['1']:,.0f} "
-              f"| {rb['1'] / ra['1'] - 1:+.2%} "
-              f"| {ra['1'] / ra['0'] - 1:+.2%} "
-              f"| {rb['1'] / rb['0'] - 1:+.2%} |")
+              f"| {fmt_int(a1)} | {fmt_int(b1)} | {gain(a1, b1)} "
+              f"| {gain(a0, a1)} | {gain(b0, b1)} |")
     print("\nShare of samples in the simple_read=1 profiles (perf/), A → B.\n")
     print("| profile | " + " | ".join(symbols) + " |")
     print("| --- |" + " ---: |" * len(symbols))
