@@ -9,9 +9,10 @@ CACHE_DIR=${IOMAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iomap-dio}
 SRC_TARBALL=${LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
 SRC_DIR=$CACHE_DIR/linux
 BUILD_DIR=$CACHE_DIR/build
+BUILT_KERNEL=$BUILD_DIR/arch/x86/boot/bzImage
 # The kernel qemu/boot.sh boots: the one built here unless a saved image is
 # named (to compare two builds of the series in separate boots).
-KERNEL_IMAGE=${KERNEL_IMAGE:-$BUILD_DIR/arch/x86/boot/bzImage}
+KERNEL_IMAGE=${KERNEL_IMAGE:-$BUILT_KERNEL}
 IMAGE_DIR=$CACHE_DIR/images
 LOG_DIR=$CACHE_DIR/logs
 PATCH_DIR=$REPO_DIR/patches

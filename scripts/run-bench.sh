@@ -136,7 +136,7 @@ started=$(date -Iseconds)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # What boots, taken now: patches/ may change while a long run goes on.
 series_booted=$(series_hash)
-[ "$KERNEL_IMAGE" = "$BUILD_DIR/arch/x86/boot/bzImage" ] ||
+[ "$KERNEL_IMAGE" = "$BUILT_KERNEL" ] ||
 	series_booted="not the built kernel: KERNEL_IMAGE=$KERNEL_IMAGE"
 bzimage_booted=$(sha256sum "$KERNEL_IMAGE" | cut -c1-16)
 log "bench $NAME: $runs runs, ~$((est / 60)) min of guest time estimated"
