@@ -319,7 +319,8 @@ def main():
            ", batched submit and reap, IOPOLL where the device polls; "
            "CPU/IO from the tool's getrusage.", "", *peak_table(peak), "",
            f"## Profiles (perf record -g, event {meta.get('perf_event')})",
-           "", f"io_uring at QD {conf['PEAK_QD']}, {meta.get('guest_pinning')}"
+           "", f"{conf.get('PROFILE_ENGINE', 'io_uring')} at QD {conf['PEAK_QD']}, "
+           f"{meta.get('guest_pinning')}"
            "; share of samples (self, --no-children) per symbol; full "
            "reports in perf/.", "",
            *perf_table(results / "perf"), "",

@@ -76,7 +76,8 @@ order() {
 }
 
 # fio_job FILE ENGINE QD SECONDS: the fio options of one 4 KiB O_DIRECT
-# random-read run (the measured runs and the profiled ones alike).
+# random-read run (the measured runs and the profiled ones alike).  psync
+# has one read in flight per job, so its QD is a number of jobs.
 fio_job() {
 	echo --name=randread --filename="$1" --rw=randread --bs=4k --direct=1 \
 		--size="${SIZE_MB}M" --iodepth="$3" --time_based \
@@ -86,6 +87,7 @@ fio_job() {
 	libaio) echo --ioengine=libaio ;;
 	io_uring) echo --ioengine=io_uring ;;
 	io_uring_poll) echo --ioengine=io_uring --hipri ;;
+	psync) echo --ioengine=psync --numjobs="$3" --group_reporting ;;
 	esac
 }
 
@@ -180,7 +182,7 @@ peak() {
 	done
 }
 
-# profile: perf record -g of io_uring at the highest queue depth with each
+# profile: perf record -g of PROFILE_ENGINE at the highest queue depth with each
 # setting; the report lists the top symbols, kernel ones resolved from
 # /proc/kallsyms.
 profile() {
@@ -188,7 +190,7 @@ profile() {
 		echo "$s" >$SIMPLE
 		# shellcheck disable=SC2046,SC2086 # lists of words
 		perf record -q $perf_cpus -g -e "$PERF_EVENT" -F 1000 \
-			-o /tmp/perf.data -- fio $(fio_job "$file" io_uring \
+			-o /tmp/perf.data -- fio $(fio_job "$file" "$PROFILE_ENGINE" \
 			"$PEAK_QD" "$RUNTIME") >/dev/null 2>/tmp/perf.err ||
 			error "perf record $label-s$s: $(tail -n 2 /tmp/perf.err)"
 		# cut: the symbol column is as wide as the longest name.

@@ -8,12 +8,14 @@
 #   QUICK=1     a smoke run of a few minutes: smaller defaults below
 #   DEVICES     "nullb nvme"           (nullb: memory-backed null_blk)
 #   TARGETS     "ext4 xfs raw"
-#   ENGINES     "libaio io_uring io_uring_poll"    (quick: io_uring)
+#   ENGINES     "libaio io_uring io_uring_poll"    (quick: io_uring;
+#               also psync: QD synchronous jobs)
 #   QDS         "1 16 64 128 256"      (quick: "1 64")
 #   ROUNDS      3 runs per setting and cell (quick: 2)
 #   RUNTIME     seconds measured per run (2)      RAMP   seconds before (1)
 #   SIZE_MB     test file size (1024; quick: 256)
 #   PIN         vCPU fio and uring-peak run on, or "none" (0)
+#   PROFILE_ENGINE  the engine perf profiles, at the highest QD (io_uring)
 #   NAME        results/<date>-NAME (full; quick: quick)
 set -euo pipefail
 # shellcheck source=scripts/common.sh
@@ -37,6 +39,7 @@ SIZE_MB=${SIZE_MB:-1024}
 PIN=${PIN:-0}
 NAME=${NAME:-$mode}
 GUEST_CPUS=${GUEST_CPUS:-2}
+PROFILE_ENGINE=${PROFILE_ENGINE:-io_uring}
 
 # check_some WHAT LIST: LIST has a word at least.
 check_some() {
@@ -63,7 +66,10 @@ check_int() {
 
 check_words DEVICES "$DEVICES" nullb nvme
 check_words TARGETS "$TARGETS" ext4 xfs raw
-check_words ENGINES "$ENGINES" libaio io_uring io_uring_poll
+check_words ENGINES "$ENGINES" libaio io_uring io_uring_poll psync
+check_words PROFILE_ENGINE "$PROFILE_ENGINE" libaio io_uring io_uring_poll psync
+[ "$(wc -w <<<"$PROFILE_ENGINE")" -eq 1 ] ||
+	die "PROFILE_ENGINE: one engine, not '$PROFILE_ENGINE'"
 check_some QDS "$QDS"
 for qd in $QDS; do
 	check_int "each of QDS" "$qd" 1
@@ -128,6 +134,7 @@ RAMP=$RAMP
 SIZE_MB=$SIZE_MB
 PIN=$PIN
 PEAK_QD=$max_qd
+PROFILE_ENGINE=$PROFILE_ENGINE
 EOF
 
 logname=bench-$NAME
