@@ -12,8 +12,9 @@
  *   dio-check read   PATH OFFSET LENGTH ENGINE EXPECT [COUNT]
  *   dio-check hole-race PATH PAGES
  *
- * ENGINE: psync, libaio, uring, uring-poll (all O_DIRECT), or buffered
- *         (pread through the page cache).
+ * ENGINE: psync, libaio, uring, uring-poll (all O_DIRECT), libaio-batch
+ *         (O_DIRECT, the COUNT reads submitted at once with one io_submit
+ *         and then reaped), or buffered (pread through the page cache).
  * EXPECT: pattern:SEED  the data equals the pattern
  *         zero          the data is all zero bytes
  *         byte:V        every byte equals V
@@ -41,6 +42,7 @@
 #include <liburing.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -166,6 +168,34 @@ static ssize_t read_libaio(int fd, void *buf, size_t len, uint64_t off)
 	return (ssize_t)(long)ev.res;
 }
 
+/* Submit @count reads of the same range at once, into bufs[i], then reap. */
+static void read_libaio_batch(int fd, unsigned char **bufs, size_t len,
+			      uint64_t off, long count, ssize_t *got)
+{
+	struct iocb *cbs[count], cb[count];
+	struct io_event ev[count];
+	io_context_t ctx = 0;
+	int ret;
+
+	ret = io_setup(count, &ctx);
+	if (ret < 0)
+		fail("io_setup: %s", strerror(-ret));
+	for (long i = 0; i < count; i++) {
+		io_prep_pread(&cb[i], fd, bufs[i], len, off);
+		cb[i].data = &got[i];
+		cbs[i] = &cb[i];
+	}
+	ret = io_submit(ctx, count, cbs);
+	if (ret != count)
+		fail("io_submit returned %d of %ld", ret, count);
+	ret = io_getevents(ctx, count, count, ev, NULL);
+	if (ret != count)
+		fail("io_getevents returned %d of %ld", ret, count);
+	for (long i = 0; i < count; i++)
+		*(ssize_t *)ev[i].data = (ssize_t)(long)ev[i].res;
+	io_destroy(ctx);
+}
+
 static ssize_t read_uring(struct io_uring *ring, int fd, void *buf,
 			  size_t len, uint64_t off)
 {
@@ -188,7 +218,10 @@ static ssize_t read_uring(struct io_uring *ring, int fd, void *buf,
 static int do_read(const char *path, uint64_t off, size_t len,
 		   const char *engine, const char *expect, long count)
 {
-	unsigned char *buf = alloc_aligned(len + ALIGN);
+	bool batch = !strcmp(engine, "libaio-batch");
+	long nbufs = batch ? count : 1;
+	unsigned char *bufs[nbufs];
+	ssize_t gots[nbufs];
 	struct io_uring ring;
 	uint64_t seed = 0;
 	ssize_t want_len = len, got, zero_from = -1;
@@ -231,16 +264,25 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		if (ret)
 			fail("io_uring_queue_init: %s", strerror(-ret));
 	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio") &&
-		   strcmp(engine, "buffered")) {
+		   strcmp(engine, "buffered") && !batch) {
 		fail("unknown engine %s", engine);
 	}
 
+	for (long i = 0; i < nbufs; i++) {
+		bufs[i] = alloc_aligned(len + ALIGN);
+		/* Poison, so a read that copies nothing cannot pass. */
+		memset(bufs[i], 0xa5, len + ALIGN);
+	}
+	if (batch)
+		read_libaio_batch(fd, bufs, len, off, count, gots);
+
 	for (long i = 0; i < count; i++) {
+		unsigned char *buf = bufs[batch ? i : 0];
 		long long bad;
 
-		/* Poison, so a read that copies nothing cannot pass. */
-		memset(buf, 0xa5, len + ALIGN);
-		if (!strcmp(engine, "psync") || !strcmp(engine, "buffered"))
+		if (batch)
+			got = gots[i];
+		else if (!strcmp(engine, "psync") || !strcmp(engine, "buffered"))
 			got = read_psync(fd, buf, len, off);
 		else if (!strcmp(engine, "libaio"))
 			got = read_libaio(fd, buf, len, off);
@@ -284,9 +326,12 @@ static int do_read(const char *path, uint64_t off, size_t len,
 			if (buf[j] != 0xa5)
 				fail("%s %s: buffer written past %zu bytes",
 				     engine, path, len);
+		/* The next read into this buffer must not see this one's data. */
+		memset(buf, 0xa5, len + ALIGN);
 	}
 	close(fd);
-	free(buf);
+	for (long i = 0; i < nbufs; i++)
+		free(bufs[i]);
 	return 0;
 }
 

@@ -2,7 +2,8 @@
 # The simple direct-I/O read path: the /sys/kernel/iomap/simple_read switch,
 # when the path is taken and when not (counted with the iomap_dio_simple_read
 # trace point), data through every engine with the path on and off, I/O
-# errors, and concurrent I/O and switching on the same file.
+# errors, bio allocation failures, and concurrent I/O and switching on the
+# same file.
 
 SEED=0x51e0
 SIMPLE=/sys/kernel/iomap/simple_read
@@ -68,6 +69,13 @@ for fs in ext4 xfs; do
 				"$on $e 4k reads with the bio cache: $cached of 8" \
 				"$(expect_hits $cached)" \
 				dio-check read $f 8192 4096 "$e" pattern:$SEED 8
+			# Only synchronous reads wait in the caller's frame.
+			stacked=0
+			[ "$e" = psync ] && stacked=8
+			hits_matching "on_stack 1" \
+				"$on $e 4k reads with the bio on the stack: $stacked of 8" \
+				"$(expect_hits $stacked)" \
+				dio-check read $f 8192 4096 "$e" pattern:$SEED 8
 			hits "$on $e 8k reads take the normal path" 0 \
 				dio-check read $f 8192 8192 "$e" pattern:$SEED 4
 			hits "$on $e block-crossing 4k reads take the normal path" 0 \
@@ -92,6 +100,23 @@ hits "raw device reads do not take it" 0 \
 	dio-check read $DUST_DISK 4096 4096 psync pattern:$SEED 4
 
 # --- I/O errors under the simple path: dm-dust fails reads of one block ---
+# sync_storm FILE: two tasks read FILE's bad first block and two its good
+# second block, 200 synchronous reads each, at the same time.  Each read
+# must report its own bio's status: EIO for every bad read, the pattern
+# for every good one.
+sync_storm() {
+	storm_errs=/tmp/storm-errs
+	: >$storm_errs
+	for t in 1 2; do
+		{ dio-check read "$1" 0 4096 psync errno:EIO 200 ||
+			echo "bad-block task $t" ; } >>$storm_errs 2>&1 &
+		{ dio-check read "$1" 4096 4096 psync pattern:$SEED 200 ||
+			echo "good-block task $t" ; } >>$storm_errs 2>&1 &
+	done
+	wait
+	[ ! -s $storm_errs ] || { head -n 2 $storm_errs; return 1; }
+}
+
 # first_block FILE: the physical 4 KiB block of the file's first byte.
 first_block() {
 	filefrag -v -b4096 "$1" |
@@ -127,6 +152,9 @@ else
 			done
 		done
 		echo 1 >$SIMPLE
+		hits_matching "on_stack 1" \
+			"$fs 4 tasks x 200 sync reads of a bad and a good block" \
+			800 sync_storm $f
 		check "$fs dust disable bad blocks" \
 			dmsetup message dust 0 disable
 		hits "$fs bad block reads again after the error" 4 \
@@ -135,6 +163,59 @@ else
 	done
 	dmsetup remove dust
 fi
+
+# --- bio allocation failure: the simple path must not sleep for its bio ---
+# failslab fails every slab allocation that could not sleep anyway
+# (ignore-gfp-wait) of tasks marked make-it-fail.  dm-delay holds each read
+# for 50 ms, so a batch of 32 reads is in flight at once: the bio_set's
+# reserve of 4 serves four of them and the other 28 must fall back to the
+# normal path, whose allocations may sleep and so are not failed.  A simple
+# path that slept in the allocator instead would serve all 32.
+FAILSLAB=/sys/kernel/debug/failslab
+SLOW_DISK=/dev/nvme1n1
+
+# failing COMMAND...: run COMMAND with its non-sleeping slab allocations
+# failed.
+failing() {
+	sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' failing "$@"
+}
+
+sectors=$(cat /sys/block/${SLOW_DISK#/dev/}/size)
+if ! dmsetup create slow \
+	--table "0 $sectors delay $SLOW_DISK 0 50 $SLOW_DISK 0 0" ||
+	! dmsetup mknodes slow; then
+	fail "dm-delay device" "dmsetup create failed"
+elif [ ! -d $FAILSLAB ]; then
+	fail "failslab" "$FAILSLAB missing"
+else
+	echo Y >$FAILSLAB/task-filter
+	echo Y >$FAILSLAB/ignore-gfp-wait
+	echo 0 >$FAILSLAB/verbose
+	echo -1 >$FAILSLAB/times
+	echo 100 >$FAILSLAB/probability
+	for fs in ext4 xfs; do
+		mnt=/mnt/slow
+		mkfs_mount $fs $mnt /dev/mapper/slow || continue
+		f=$mnt/data
+		check "$fs slow fill" dio-check fill $f 0 65536 $SEED
+		drop_caches
+		hits "$fs 32 reads at once, allocations succeed: 32 of 32" 32 \
+			dio-check read $f 8192 4096 libaio-batch pattern:$SEED 32
+		hits "$fs 32 reads at once, non-sleeping allocations fail: 4 of 32" \
+			4 failing dio-check read $f 8192 4096 libaio-batch \
+			pattern:$SEED 32
+		hits "$fs one read at a time, allocations fail: reserve serves 8 of 8" \
+			8 failing dio-check read $f 8192 4096 libaio pattern:$SEED 8
+		echo 0 >$SIMPLE
+		hits "$fs simple_read=0, allocations fail: 0 of 32" 0 \
+			failing dio-check read $f 8192 4096 libaio-batch \
+			pattern:$SEED 32
+		echo 1 >$SIMPLE
+		umount $mnt
+	done
+	echo 0 >$FAILSLAB/probability
+fi
+[ -e /dev/mapper/slow ] && dmsetup remove slow
 
 # --- concurrency: simple-path readers on the same file as writers,
 # buffered I/O, truncation and switching, for a bounded time ---
