@@ -12,7 +12,7 @@ root=$CACHE_DIR/initramfs-root
 
 host_tools=(
 	fio perf nvme xfs_io mkfs.xfs mkfs.ext4 mke2fs filefrag
-	mkfs.minix fsck.minix mkfs.exfat dmsetup mkswap swapon swapoff losetup
+	mkfs.minix fsck.minix mkfs.exfat fsck.exfat dmsetup mkswap swapon swapoff losetup
 )
 
 rm -rf "$root"
