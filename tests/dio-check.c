@@ -11,10 +11,14 @@
  *   dio-check fill   PATH OFFSET LENGTH SEED
  *   dio-check read   PATH OFFSET LENGTH ENGINE EXPECT [COUNT]
  *   dio-check hole-race PATH PAGES
+ *   dio-check write  PATH OFFSET LENGTH ENGINE SEED
+ *   dio-check bmap   PATH OFFSET
+ *   dio-check mmap-dio PATH SRC LENGTH DST ENGINE
  *
  * ENGINE: psync, libaio, uring, uring-poll (all O_DIRECT), libaio-batch
  *         (O_DIRECT, the COUNT reads submitted at once with one io_submit
- *         and then reaped), or buffered (pread through the page cache).
+ *         and then reaped), buffered (pread through the page cache) or
+ *         mmap (a copy from a shared read-only mapping of the range).
  * EXPECT: pattern:SEED  the data equals the pattern
  *         zero          the data is all zero bytes
  *         byte:V        every byte equals V
@@ -32,6 +36,13 @@
  * Every byte outside the written bytes must read zero, during the race
  * and again from disk afterwards.
  *
+ * write writes the pattern with one pwrite, buffered (ENGINE buffered) or
+ * O_DIRECT (psync), and prints what it returned: the bytes written or the
+ * errno's name.  bmap prints the byte offset on the device of the file's
+ * byte OFFSET (FIBMAP).  mmap-dio reads LENGTH bytes at SRC with O_DIRECT
+ * through ENGINE (psync or libaio) into a shared writable mapping of the
+ * same file at DST, and fails unless the read returns LENGTH.
+ *
  * Exits 0 when every read matched, 1 with a one-line reason otherwise.
  */
 #define _GNU_SOURCE
@@ -48,7 +59,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #define ALIGN 4096
 
@@ -215,6 +230,27 @@ static ssize_t read_uring(struct io_uring *ring, int fd, void *buf,
 	return ret;
 }
 
+/* Read through a shared read-only mapping of the file, up to its size. */
+static ssize_t read_mmap(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint64_t start = off & ~(uint64_t)(ALIGN - 1);
+	struct stat st;
+	size_t n;
+	void *p;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (off >= (uint64_t)st.st_size)
+		return 0;
+	n = (uint64_t)st.st_size - off < len ? st.st_size - off : len;
+	p = mmap(NULL, off - start + n, PROT_READ, MAP_SHARED, fd, start);
+	if (p == MAP_FAILED)
+		return -errno;
+	memcpy(buf, (char *)p + (off - start), n);
+	munmap(p, off - start + n);
+	return n;
+}
+
 static int do_read(const char *path, uint64_t off, size_t len,
 		   const char *engine, const char *expect, long count)
 {
@@ -252,7 +288,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 	else
 		fail("unknown expectation %s", expect);
 
-	fd = open(path, O_RDONLY | (strcmp(engine, "buffered") ? O_DIRECT : 0));
+	fd = open(path, O_RDONLY | (strcmp(engine, "buffered") &&
+				    strcmp(engine, "mmap") ? O_DIRECT : 0));
 	if (fd < 0)
 		fail("open %s: %s", path, strerror(errno));
 
@@ -264,7 +301,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		if (ret)
 			fail("io_uring_queue_init: %s", strerror(-ret));
 	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio") &&
-		   strcmp(engine, "buffered") && !batch) {
+		   strcmp(engine, "buffered") && strcmp(engine, "mmap") &&
+		   !batch) {
 		fail("unknown engine %s", engine);
 	}
 
@@ -286,6 +324,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 			got = read_psync(fd, buf, len, off);
 		else if (!strcmp(engine, "libaio"))
 			got = read_libaio(fd, buf, len, off);
+		else if (!strcmp(engine, "mmap"))
+			got = read_mmap(fd, buf, len, off);
 		else
 			got = read_uring(&ring, fd, buf, len, off);
 
@@ -435,6 +475,87 @@ static int do_hole_race(const char *path, long pages)
 	return 0;
 }
 
+static const char *errno_name(int err)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (errnos[i].err == err)
+			return errnos[i].name;
+	return strerror(err);
+}
+
+static int do_write(const char *path, uint64_t off, size_t len,
+		    const char *engine, uint64_t seed)
+{
+	bool direct = !strcmp(engine, "psync");
+	unsigned char *buf = alloc_aligned(len);
+	ssize_t ret;
+	int fd;
+
+	if (!direct && strcmp(engine, "buffered"))
+		fail("write: unknown engine %s", engine);
+	fd = open(path, O_WRONLY | O_CREAT | (direct ? O_DIRECT : 0), 0644);
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	fill_pattern(buf, off, len, seed);
+	ret = pwrite(fd, buf, len, off);
+	if (ret < 0)
+		printf("%s\n", errno_name(errno));
+	else
+		printf("%zd\n", ret);
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+static int do_bmap(const char *path, uint64_t off)
+{
+	int fd = open(path, O_RDONLY), bsz;
+
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	if (ioctl(fd, FIGETBSZ, &bsz) || bsz <= 0)
+		fail("FIGETBSZ %s: %s", path, strerror(errno));
+	int blk = (int)(off / bsz);
+
+	if (ioctl(fd, FIBMAP, &blk))
+		fail("FIBMAP %s: %s", path, strerror(errno));
+	if (!blk)
+		fail("FIBMAP %s: byte %" PRIu64 " is not mapped", path, off);
+	printf("%" PRIu64 "\n", (uint64_t)blk * bsz + off % bsz);
+	close(fd);
+	return 0;
+}
+
+static int do_mmap_dio(const char *path, uint64_t src, size_t len,
+		       uint64_t dst, const char *engine)
+{
+	int fd = open(path, O_RDWR), dfd = open(path, O_RDONLY | O_DIRECT);
+	size_t maplen = (len + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	ssize_t got;
+	void *p;
+
+	if (fd < 0 || dfd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, dst);
+	if (p == MAP_FAILED)
+		fail("mmap %s: %s", path, strerror(errno));
+	if (!strcmp(engine, "psync"))
+		got = read_psync(dfd, p, len, src);
+	else if (!strcmp(engine, "libaio"))
+		got = read_libaio(dfd, p, len, src);
+	else
+		fail("mmap-dio: unknown engine %s", engine);
+	if (got != (ssize_t)len)
+		fail("direct read of %zu bytes into the mapping: %zd", len,
+		     got);
+	if (msync(p, maplen, MS_SYNC))
+		fail("msync %s: %s", path, strerror(errno));
+	munmap(p, maplen);
+	close(dfd);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "fill"))
@@ -447,9 +568,22 @@ int main(int argc, char **argv)
 			       argc == 8 ? strtol(argv[7], NULL, 0) : 1);
 	if (argc == 4 && !strcmp(argv[1], "hole-race"))
 		return do_hole_race(argv[2], strtol(argv[3], NULL, 0));
+	if (argc == 7 && !strcmp(argv[1], "write"))
+		return do_write(argv[2], strtoull(argv[3], NULL, 0),
+				strtoull(argv[4], NULL, 0), argv[5],
+				strtoull(argv[6], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "bmap"))
+		return do_bmap(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 7 && !strcmp(argv[1], "mmap-dio"))
+		return do_mmap_dio(argv[2], strtoull(argv[3], NULL, 0),
+				   strtoull(argv[4], NULL, 0),
+				   strtoull(argv[5], NULL, 0), argv[6]);
 	fprintf(stderr,
 		"usage: dio-check fill PATH OFFSET LENGTH SEED\n"
 		"       dio-check read PATH OFFSET LENGTH ENGINE EXPECT [COUNT]\n"
-		"       dio-check hole-race PATH PAGES\n");
+		"       dio-check hole-race PATH PAGES\n"
+		"       dio-check write PATH OFFSET LENGTH ENGINE SEED\n"
+		"       dio-check bmap PATH OFFSET\n"
+		"       dio-check mmap-dio PATH SRC LENGTH DST ENGINE\n");
 	return 2;
 }

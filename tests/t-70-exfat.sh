@@ -7,8 +7,14 @@
 # valid_size, O_DIRECT writes (new file, overwrite, extending, beyond
 # valid_size, misaligned), mmap write faults (also growing the file a byte
 # at a time), SEEK_DATA/SEEK_HOLE, a buffered write raced by readers, data
-# surviving a remount, fsck.exfat, and a fio verify run.  Each check
-# compares data, sizes, offsets or counts, not just exit codes.
+# surviving a remount, fsck.exfat, and a fio verify run.  Then issue 14's
+# exfat items: stale bytes past valid_size in its block on disk read as
+# zeros every way (also after a truncate down into a block, and partial
+# writes into it leave zeros behind them), a direct read into a shared
+# mapping of the same file beyond valid_size completes, an O_DSYNC direct
+# write flushes the disk cache once, and writes larger than the free space
+# write what fits.  Each check compares data, sizes, offsets or counts,
+# not just exit codes.
 
 EXFAT_SEED=0x3a7f
 EXFAT_STALE=0x5e5e
@@ -46,6 +52,188 @@ exfat_cut() {
 	done
 	check "$1 data before the cut (direct)" \
 		dio-check read "$2" 0 $blk psync pattern:$EXFAT_SEED
+}
+
+# exfat_tail_reads LABEL FILE VALID SIZE: FILE holds the pattern up to
+# VALID (valid_size, inside a block whose bytes past it hold stale data on
+# disk) and must read zeros from there to SIZE, read from disk every way:
+# buffered, through mmap, with O_DIRECT through every engine (the whole
+# first 4 KiB, the 512-byte block alone, and beyond it), and 16 times on
+# the simple read path.
+exfat_tail_reads() {
+	blk=$(($3 / 512 * 512))
+	drop_caches
+	check "$1 buffered read of valid_size's block" \
+		dio-check read "$2" 0 4096 buffered zerofrom:"$3":$EXFAT_SEED
+	check "$1 buffered read past valid_size" \
+		dio-check read "$2" "$3" $(($4 - $3)) buffered zero
+	drop_caches
+	check "$1 mmap read of valid_size's block" \
+		dio-check read "$2" 0 4096 mmap zerofrom:"$3":$EXFAT_SEED
+	check "$1 mmap read of the whole file" \
+		dio-check read "$2" 0 "$4" mmap zerofrom:"$3":$EXFAT_SEED
+	drop_caches
+	for e in $EXFAT_ENGINES; do
+		check "$1 $e direct read of the first 4k" \
+			dio-check read "$2" 0 4096 "$e" zerofrom:"$3":$EXFAT_SEED
+		check "$1 $e direct read of valid_size's block" \
+			dio-check read "$2" $blk 512 "$e" \
+			zerofrom:$(($3 - blk)):$EXFAT_SEED
+		check "$1 $e direct read past it" \
+			dio-check read "$2" $((blk + 512)) $(($4 - blk - 512)) \
+			"$e" zero
+	done
+	hits "$1 psync simple-path reads of valid_size's block" 16 \
+		dio-check read "$2" $blk 512 psync \
+		zerofrom:$(($3 - blk)):$EXFAT_SEED 16
+}
+
+# exfat_stale_tail FILE VALID: unmount, write the stale pattern on the
+# device over FILE's bytes from VALID to the end of their block (as another
+# implementation, or a crash before the zeroes were written back, leaves
+# them), and mount again.
+exfat_stale_tail() {
+	off=$(dio-check bmap "$1" "$2")
+	umount "$EXFAT_MNT" &&
+		dio-check fill "$EXFAT_DEV" "$off" $((512 - $2 % 512)) \
+			$EXFAT_STALE >/dev/null &&
+		mount -t exfat "$EXFAT_DEV" "$EXFAT_MNT"
+}
+
+# The flush requests the test disk has completed.
+exfat_flushes() {
+	awk '{ print $16 }' "/sys/block/${TEST_DEV##*/}/stat"
+}
+
+# exfat_dsync_flushes FILE OFFSET: the flushes one 4 KiB O_DSYNC O_DIRECT
+# write at OFFSET issues.
+exfat_dsync_flushes() {
+	before=$(exfat_flushes)
+	xfs_io -d -c "pwrite -D -V 1 -q -S 0x44 $2 4096" "$1"
+	echo $(($(exfat_flushes) - before))
+}
+
+# exfat_issue14 LABEL: the volume, freshly mounted and empty, and what
+# issue 14 found.  The block valid_size falls into reads zero past it every
+# way although it holds stale data on disk, also after a truncate down into
+# a block; partial writes into it leave zeros after them.  A write larger
+# than the free space writes what fits.  An O_DSYNC direct write flushes
+# the disk cache once.  A direct read into a shared mapping of the same
+# file beyond valid_size completes.
+exfat_issue14() {
+	mnt=$EXFAT_MNT
+	zt=$mnt/zero-tail
+	dio-check fill "$zt" 0 3000 $EXFAT_SEED
+	truncate -s 200000 "$zt"
+	if ! exfat_stale_tail "$zt" 3000; then
+		fail "$1 stale tail" "could not write it or remount"
+		return
+	fi
+	exfat_tail_reads "$1 stale tail" "$zt" 3000 200000
+	# A write inside valid data in that block, then one across
+	# valid_size, each ending inside it: the page cache holds zeros past
+	# them, as the disk does after writeback.
+	drop_caches
+	xfs_io -c "pwrite -q -S 0x66 2600 10" "$zt"
+	check "$1 write before valid_size leaves zeros past it" \
+		dio-check read "$zt" 3000 1096 buffered zero
+	check "$1 write before valid_size keeps the data around it" \
+		dio-check read "$zt" 2610 390 buffered pattern:$EXFAT_SEED
+	exfat_stale_tail "$zt" 3000
+	xfs_io -c "pwrite -q -S 0x67 2990 20" "$zt"
+	check "$1 write across valid_size leaves zeros past it" \
+		dio-check read "$zt" 3010 1086 buffered zero
+	check "$1 data written across valid_size" \
+		dio-check read "$zt" 2990 20 buffered byte:0x67
+	drop_caches
+	check "$1 zeros past it from disk" \
+		dio-check read "$zt" 3010 196990 buffered zero
+
+	# Truncate down into a block, lose the zeroing (as a crash before
+	# writeback would), remount and grow the file again.
+	tz=$mnt/trunc-tail
+	dio-check fill "$tz" 0 65536 $EXFAT_SEED
+	truncate -s 3000 "$tz"
+	if ! exfat_stale_tail "$tz" 3000; then
+		fail "$1 truncated tail" "could not write it or remount"
+		return
+	fi
+	truncate -s 65536 "$tz"
+	exfat_tail_reads "$1 truncated tail" "$tz" 3000 65536
+
+	# A direct read into a shared writable mapping of the same file
+	# beyond valid_size must complete: its fault extends valid_size.
+	md=$mnt/mmap-dio
+	xfs_io -f -c "pwrite -q -S 0x77 0 8192" -c "truncate 1048576" "$md"
+	dst=524288
+	for e in psync libaio; do
+		for len in 512 8192; do
+			check "$1 $e $len-byte direct read into a shared mapping beyond valid_size" \
+				timeout -s KILL 15 dio-check mmap-dio "$md" 0 \
+				$len $dst $e
+			check "$1 $e $len-byte direct read into the mapping, data" \
+				dio-check read "$md" $dst $len buffered byte:0x77
+			dst=$((dst + 65536))
+		done
+	done
+	drop_caches
+	check "$1 zeros between valid data and the mappings" \
+		dio-check read "$md" 8192 516096 psync zero
+	check "$1 mapped data from disk" \
+		dio-check read "$md" 720896 8192 psync byte:0x77
+
+	# O_DSYNC direct writes: the disk cache is flushed once per write.
+	if [ "$(cat "/sys/block/${TEST_DEV##*/}/queue/write_cache")" != \
+	     "write back" ]; then
+		fail "$1 O_DSYNC flush count" "the test disk has no write cache"
+	else
+		ds=$mnt/dsync
+		truncate -s 1048576 "$ds"
+		# The first write sets the volume dirty, with a flush of its own.
+		exfat_dsync_flushes "$ds" 0 >/dev/null
+		check_eq "$1 O_DSYNC direct write extending valid_size flushes once" \
+			"$(exfat_dsync_flushes "$ds" 4096)" 1
+		check_eq "$1 O_DSYNC direct write beyond valid_size flushes once" \
+			"$(exfat_dsync_flushes "$ds" 16384)" 1
+		n=$(exfat_dsync_flushes "$ds" 0)
+		check_eq "$1 O_DSYNC direct overwrite flushes at most once" \
+			"$((n <= 1))" 1
+		drop_caches
+		check "$1 O_DSYNC direct writes, data" \
+			dio-check read "$ds" 0 8192 psync byte:0x44
+		check "$1 O_DSYNC direct writes, zeros between" \
+			dio-check read "$ds" 8192 8192 psync zero
+		check "$1 O_DSYNC direct writes, data beyond valid_size" \
+			dio-check read "$ds" 16384 4096 psync byte:0x44
+	fi
+
+	# A full volume with 256 KiB set free: writes larger than the free
+	# space write what fits, buffered and direct.  Each gets its own
+	# spare clusters: exfat_find_free_bitmap() does not look again at the
+	# clusters before its starting point in that bitmap word when it wraps
+	# around, so those the buffered write had would not all be found.
+	dio-check fill "$mnt/spare-buffered" 0 262144 $EXFAT_SEED
+	dio-check fill "$mnt/spare-psync" 0 262144 $EXFAT_SEED
+	dd if=/dev/zero of="$mnt/filler" bs=1M 2>/dev/null
+	for e in buffered psync; do
+		rm -f "$mnt/spare-$e"
+		touch "$mnt/enospc-$e"
+		sync
+		free=$(($(stat -f -c %a "$mnt") * $(stat -f -c %S "$mnt")))
+		check_eq "$1 $e write larger than the free space is short" \
+			"$(dio-check write "$mnt/enospc-$e" 0 $((free + 1048576)) \
+				"$e" $EXFAT_SEED)" "$free"
+		check_eq "$1 $e short write size" \
+			"$(stat -c %s "$mnt/enospc-$e")" "$free"
+		check_eq "$1 $e short write fills the volume" \
+			"$(stat -f -c %a "$mnt")" 0
+		drop_caches
+		check "$1 $e short write data" \
+			dio-check read "$mnt/enospc-$e" 0 "$free" psync \
+			pattern:$EXFAT_SEED
+	done
+	umount "$mnt"
+	check "$1 fsck after the issue 14 checks" fsck.exfat -n "$EXFAT_DEV"
 }
 
 awk -v d="$TEST_DEV" '$1 == d { print $2 }' /proc/mounts |
@@ -326,6 +514,11 @@ for cs in $EXFAT_CLUSTERS; do
 	umount "$mnt"
 	check "$fs fsck after removing everything" fsck.exfat -n "$EXFAT_DEV"
 	rm -f /tmp/exfat-*.ref
+	if mount -t exfat "$EXFAT_DEV" "$mnt"; then
+		exfat_issue14 "$fs"
+	else
+		fail "$fs mount for the issue 14 checks" "could not mount exfat"
+	fi
 done
 dmsetup remove exfat 2>/dev/null
 echo 0 >"$TRACING"/events/iomap/iomap_dio_simple_read/enable
