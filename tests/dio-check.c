@@ -19,6 +19,13 @@
  *         (O_DIRECT, the COUNT reads submitted at once with one io_submit
  *         and then reaped), buffered (pread through the page cache) or
  *         mmap (a copy from a shared read-only mapping of the range).
+ *         More O_DIRECT engines, one per kind of iterator the kernel builds:
+ *         readv (preadv, one segment), readv2 (preadv, two segments, the
+ *         first crossing a page boundary; at least 1 KiB), nowait (preadv2
+ *         with RWF_NOWAIT), uring-fixed (io_uring read into a registered
+ *         buffer), uring-nowait (io_uring read with RWF_NOWAIT), splice
+ *         (splice into a pipe), sendfile (into a memfd) and cfr
+ *         (copy_file_range into PATH.cfr, opened O_DIRECT, then removed).
  * EXPECT: pattern:SEED  the data equals the pattern
  *         zero          the data is all zero bytes
  *         byte:V        every byte equals V
@@ -61,7 +68,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -211,14 +220,19 @@ static void read_libaio_batch(int fd, unsigned char **bufs, size_t len,
 	io_destroy(ctx);
 }
 
-static ssize_t read_uring(struct io_uring *ring, int fd, void *buf,
-			  size_t len, uint64_t off)
+static ssize_t read_uring(struct io_uring *ring, const char *engine, int fd,
+			  void *buf, size_t len, uint64_t off)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 	struct io_uring_cqe *cqe;
 	int ret;
 
-	io_uring_prep_read(sqe, fd, buf, len, off);
+	if (!strcmp(engine, "uring-fixed"))
+		io_uring_prep_read_fixed(sqe, fd, buf, len, off, 0);
+	else
+		io_uring_prep_read(sqe, fd, buf, len, off);
+	if (!strcmp(engine, "uring-nowait"))
+		sqe->rw_flags = RWF_NOWAIT;
 	ret = io_uring_submit(ring);
 	if (ret != 1)
 		fail("io_uring_submit returned %d", ret);
@@ -249,6 +263,109 @@ static ssize_t read_mmap(int fd, void *buf, size_t len, uint64_t off)
 	memcpy(buf, (char *)p + (off - start), n);
 	munmap(p, off - start + n);
 	return n;
+}
+
+/* preadv2() with one segment, or two with the first crossing a page. */
+static ssize_t read_vec(int fd, unsigned char *buf, size_t len, uint64_t off,
+			int segs, int flags)
+{
+	size_t first = len / 2 / 512 * 512;
+	unsigned char *scratch;
+	struct iovec iov[2];
+	ssize_t ret;
+
+	if (segs == 1) {
+		iov[0] = (struct iovec){ buf, len };
+		ret = preadv2(fd, iov, 1, off, flags);
+		return ret < 0 ? -errno : ret;
+	}
+	if (len < 1024 || len % 512)
+		fail("readv2 wants a multiple of 512 bytes, at least 1 KiB");
+	/* The first segment ends 512 bytes past a page boundary. */
+	scratch = alloc_aligned(3 * ALIGN + len);
+	iov[0] = (struct iovec){ scratch + ALIGN + 512 - first, first };
+	iov[1] = (struct iovec){ scratch + 2 * ALIGN, len - first };
+	ret = preadv2(fd, iov, 2, off, flags);
+	if (ret < 0) {
+		ret = -errno;
+	} else {
+		size_t n0 = (size_t)ret < first ? (size_t)ret : first;
+
+		memcpy(buf, iov[0].iov_base, n0);
+		memcpy(buf + n0, iov[1].iov_base, ret - n0);
+	}
+	free(scratch);
+	return ret;
+}
+
+/* Read a pipe or file until @len bytes or its end. */
+static ssize_t read_all(int fd, unsigned char *buf, size_t len, bool at)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t ret = at ? pread(fd, buf + done, len - done, done) :
+				   read(fd, buf + done, len - done);
+
+		if (ret < 0)
+			fail("read back: %s", strerror(errno));
+		if (!ret)
+			break;
+		done += ret;
+	}
+	return done;
+}
+
+/*
+ * The kernel reads the O_DIRECT file into its own pages (a bvec iterator)
+ * for splice, sendfile and copy_file_range; the data is then read back from
+ * where it went.
+ */
+static ssize_t read_spliced(const char *engine, const char *path, int fd,
+			    unsigned char *buf, size_t len, uint64_t off)
+{
+	loff_t in = off, out = 0;
+	ssize_t ret;
+	int p[2], to;
+
+	if (!strcmp(engine, "splice")) {
+		if (pipe(p))
+			fail("pipe: %s", strerror(errno));
+		ret = splice(fd, &in, p[1], NULL, len, 0);
+		if (ret > 0)
+			ret = read_all(p[0], buf, ret, false);
+		close(p[0]);
+		close(p[1]);
+		return ret < 0 ? -errno : ret;
+	}
+	if (!strcmp(engine, "sendfile")) {
+		to = memfd_create("dio-check", 0);
+		if (to < 0)
+			fail("memfd_create: %s", strerror(errno));
+		ret = sendfile(to, fd, &in, len);
+		if (ret < 0)
+			ret = -errno;
+	} else {
+		char name[4096];
+		int back;
+
+		snprintf(name, sizeof(name), "%s.cfr", path);
+		to = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+		/* Read the copy back through the page cache, not counted. */
+		back = open(name, O_RDONLY);
+		if (to < 0 || back < 0)
+			fail("open %s: %s", name, strerror(errno));
+		unlink(name);
+		ret = copy_file_range(fd, &in, to, &out, len, 0);
+		if (ret < 0)
+			ret = -errno;
+		close(to);
+		to = back;
+	}
+	if (ret > 0)
+		ret = read_all(to, buf, ret, true);
+	close(to);
+	return ret;
 }
 
 static int do_read(const char *path, uint64_t off, size_t len,
@@ -293,23 +410,33 @@ static int do_read(const char *path, uint64_t off, size_t len,
 	if (fd < 0)
 		fail("open %s: %s", path, strerror(errno));
 
-	if (!strncmp(engine, "uring", 5)) {
-		unsigned int flags = strcmp(engine, "uring-poll") ? 0 :
-				     IORING_SETUP_IOPOLL;
-		int ret = io_uring_queue_init(4, &ring, flags);
-
-		if (ret)
-			fail("io_uring_queue_init: %s", strerror(-ret));
-	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio") &&
-		   strcmp(engine, "buffered") && strcmp(engine, "mmap") &&
-		   !batch) {
-		fail("unknown engine %s", engine);
-	}
-
 	for (long i = 0; i < nbufs; i++) {
 		bufs[i] = alloc_aligned(len + ALIGN);
 		/* Poison, so a read that copies nothing cannot pass. */
 		memset(bufs[i], 0xa5, len + ALIGN);
+	}
+
+	if (!strncmp(engine, "uring", 5)) {
+		unsigned int flags = strcmp(engine, "uring-poll") ? 0 :
+				     IORING_SETUP_IOPOLL;
+		struct iovec fixed = { bufs[0], len + ALIGN };
+		int ret = io_uring_queue_init(4, &ring, flags);
+
+		if (ret)
+			fail("io_uring_queue_init: %s", strerror(-ret));
+		if (!strcmp(engine, "uring-fixed") &&
+		    (ret = io_uring_register_buffers(&ring, &fixed, 1)))
+			fail("io_uring_register_buffers: %s", strerror(-ret));
+		if (strcmp(engine, "uring") && strcmp(engine, "uring-poll") &&
+		    strcmp(engine, "uring-fixed") &&
+		    strcmp(engine, "uring-nowait"))
+			fail("unknown engine %s", engine);
+	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio") &&
+		   strcmp(engine, "buffered") && strcmp(engine, "mmap") &&
+		   strcmp(engine, "readv") && strcmp(engine, "readv2") &&
+		   strcmp(engine, "nowait") && strcmp(engine, "splice") &&
+		   strcmp(engine, "sendfile") && strcmp(engine, "cfr") && !batch) {
+		fail("unknown engine %s", engine);
 	}
 	if (batch)
 		read_libaio_batch(fd, bufs, len, off, count, gots);
@@ -326,8 +453,15 @@ static int do_read(const char *path, uint64_t off, size_t len,
 			got = read_libaio(fd, buf, len, off);
 		else if (!strcmp(engine, "mmap"))
 			got = read_mmap(fd, buf, len, off);
+		else if (!strcmp(engine, "readv") || !strcmp(engine, "readv2"))
+			got = read_vec(fd, buf, len, off,
+				       strcmp(engine, "readv2") ? 1 : 2, 0);
+		else if (!strcmp(engine, "nowait"))
+			got = read_vec(fd, buf, len, off, 1, RWF_NOWAIT);
+		else if (!strncmp(engine, "uring", 5))
+			got = read_uring(&ring, engine, fd, buf, len, off);
 		else
-			got = read_uring(&ring, fd, buf, len, off);
+			got = read_spliced(engine, path, fd, buf, len, off);
 
 		if (want_err) {
 			if (got != -want_err)
