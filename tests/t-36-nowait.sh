@@ -1,0 +1,105 @@
+# shellcheck shell=sh
+# RWF_NOWAIT on the simple read path: a read that would have to wait for a
+# request fails with EAGAIN at once, as a block device read does, instead
+# of sleeping.  The device is a null_blk with one request tag; first with
+# the tag free, RWF_NOWAIT reads on ext4 and XFS take the simple path and
+# return the data.  Then the device completes each request after a second,
+# and a raw read of the device holds the tag while a read of an ext4 file
+# is tried (ext4 only: the logic is iomap's, and XFS's mount alone would
+# cost dozens of slow requests).  io_uring retries such a read from a
+# worker without RWF_NOWAIT, so there the data must arrive; with RWF_NOWAIT
+# in the sqe io_uring hands the EAGAIN back.
+
+NW_SEED=0x0a17
+NW_SIMPLE=/sys/kernel/iomap/simple_read
+NW_CFG=/sys/kernel/config/nullb/nowait
+
+# nw_blocked NAME ENGINE PATH EXPECT: with the only tag held by a raw read
+# of the device, a 4 KiB read of PATH through ENGINE meets EXPECT.
+nw_blocked() {
+	xfs_io -d -r -c "pread -q 0 4096" "$nw_dev" &
+	holder=$!
+	tries=0
+	while [ "$(awk '{ print $1 }' "$nw_inflight")" = 0 ] &&
+		[ $tries -lt 100 ]; do
+		sleep 0.01
+		tries=$((tries + 1))
+	done
+	check "$1" dio-check read "$3" 8192 4096 "$2" "$4"
+	wait $holder
+}
+
+# nw_power_on: bring the configured null_blk up, with no scheduler queue
+# in front of its one tag.
+nw_power_on() {
+	echo 1 >$NW_CFG/power
+	# A null_blk made through configfs is named after its directory.
+	nw_dev=/dev/${NW_CFG##*/}
+	nw_inflight="/sys/block/${nw_dev#/dev/}/inflight"
+	echo none >"/sys/block/${nw_dev#/dev/}/queue/scheduler" 2>/dev/null
+}
+
+nw_main() {
+	# mkfs.xfs wants at least 300 MiB.
+	echo 320 >$NW_CFG/size
+	echo 1 >$NW_CFG/memory_backed
+	echo 4096 >$NW_CFG/blocksize
+	echo 1 >$NW_CFG/submit_queues
+	echo 1 >$NW_CFG/hw_queue_depth
+	echo 0 >$NW_CFG/irqmode
+	nw_power_on
+
+	# ext4 last: the slow part below reads its file.
+	for fs in xfs ext4; do
+		mnt=/mnt/nowait
+		mkfs_mount $fs $mnt "$nw_dev" || continue
+		f=$mnt/data
+		check "$fs nowait fill" dio-check fill $f 0 65536 $NW_SEED
+		for s in 1 0; do
+			echo $s >$NW_SIMPLE
+			nw_want=8
+			[ $s = 0 ] && nw_want=0
+			for e in nowait uring-nowait; do
+				hits "$fs simple_read=$s $e 4k reads, tag free" $nw_want \
+					dio-check read $f 8192 4096 $e pattern:$NW_SEED 8
+			done
+		done
+		echo 1 >$NW_SIMPLE
+		umount $mnt
+	done
+	echo 0 >$NW_CFG/power
+
+	# The same device, now slow: every request holds the tag for a second.
+	echo 2 >$NW_CFG/irqmode
+	echo 1000000000 >$NW_CFG/completion_nsec
+	nw_power_on
+	mnt=/mnt/nowait
+	if mount -t ext4 "$nw_dev" $mnt; then
+		f=$mnt/data
+		# Map the file before the tag is taken.
+		check "ext4 nowait warm-up read" \
+			dio-check read $f 8192 4096 psync pattern:$NW_SEED
+		nw_blocked "raw device RWF_NOWAIT read, tag held: EAGAIN" \
+			nowait "$nw_dev" errno:EAGAIN
+		nw_blocked "ext4 RWF_NOWAIT read, tag held: EAGAIN" \
+			nowait $f errno:EAGAIN
+		nw_blocked "ext4 io_uring RWF_NOWAIT read, tag held: EAGAIN" \
+			uring-nowait $f errno:EAGAIN
+		nw_blocked "ext4 io_uring read, tag held: retried, data" \
+			uring $f pattern:$NW_SEED
+		nw_blocked "ext4 read, tag held: waits, data" \
+			psync $f pattern:$NW_SEED
+		umount $mnt
+	else
+		fail "ext4 nowait remount" "mount failed"
+	fi
+	echo 0 >$NW_CFG/power
+	rmdir $NW_CFG
+}
+
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+if mkdir $NW_CFG 2>/dev/null; then
+	nw_main
+else
+	fail "nowait: null_blk through configfs" "cannot create $NW_CFG"
+fi
