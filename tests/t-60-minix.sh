@@ -281,6 +281,32 @@ for v in 1 2 3; do
 	drop_caches
 	check "$fs mmap write fault" dio-check read "$m" 0 65536 psync byte:0x5a
 
+	# A write fault into a hole links its new block while the page is
+	# still clean: an O_DIRECT reader, which does not take the page lock,
+	# may read the block then, so it must already be zero on disk.  With
+	# writeback held off, the block on disk still holds what the fault
+	# linked, not the page.  FIBMAP writes dirty pages back, so the block
+	# is found beforehand: minix allocates the lowest free block, the one
+	# a probe file got and gave back (bmap prints its byte offset).
+	minix_stale
+	dio-check fill "$mnt/probe" 0 1024 $MINIX_SEED
+	at=$(dio-check bmap "$mnt/probe" 0)
+	rm -f "$mnt/probe"
+	w=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+	echo 0 >/proc/sys/vm/dirty_writeback_centisecs
+	fh=$mnt/fault-hole
+	xfs_io -f -c "truncate 65536" -c "mmap -w 0 4k" \
+		-c "mwrite -S 0x5a 0 16" "$fh"
+	check "$fs block linked by a write fault is zero on disk" \
+		dio-check read "$TEST_DEV" $((at + 512)) 512 psync zero
+	check_eq "$fs write fault took the probe's block" \
+		"$(dio-check bmap "$fh" 0)" "$at"
+	echo "$w" >/proc/sys/vm/dirty_writeback_centisecs
+	check "$fs write fault into a hole reaches the disk" sh -c \
+		"sync && echo 3 >/proc/sys/vm/drop_caches &&
+		 dio-check read $fh 0 16 buffered byte:0x5a &&
+		 dio-check read $fh 16 1008 buffered zero"
+
 	# Directories spanning more blocks than the direct ones, rename, and
 	# a symlink.
 	mkdir "$mnt/dir"
@@ -315,7 +341,7 @@ for v in 1 2 3; do
 	fio_sum=$(md5sum <"$mnt/fio")
 
 	# Everything survives an unmount and a fresh mount.
-	for x in file sparse dwrite half mmap trunc trunc-ind trunc-hole; do
+	for x in file sparse dwrite half mmap fault-hole trunc trunc-ind trunc-hole; do
 		cp "$mnt/$x" "/tmp/minix-$x.ref"
 	done
 	umount "$mnt"
@@ -324,7 +350,7 @@ for v in 1 2 3; do
 		fail "$fs remount" "could not mount minix v$v again"
 		continue
 	fi
-	for x in file sparse dwrite half mmap trunc trunc-ind trunc-hole; do
+	for x in file sparse dwrite half mmap fault-hole trunc trunc-ind trunc-hole; do
 		check "$fs $x intact after remount" \
 			cmp "/tmp/minix-$x.ref" "$mnt/$x"
 	done
@@ -350,8 +376,8 @@ for v in 1 2 3; do
 	check_eq "$fs rmdir" \
 		"$(if [ -e "$mnt/dir" ]; then echo present; else echo gone; fi)" \
 		gone
-	rm -f "$mnt/link" "$mnt/fio" "$f" "$s" "$sp" "$d" "$h" "$m" "$t" \
-		"$ti" "$th"
+	rm -f "$mnt/link" "$mnt/fio" "$f" "$s" "$sp" "$d" "$h" "$m" "$fh" \
+		"$t" "$ti" "$th"
 	check_eq "$fs everything removed" "$(minix_count "$mnt")" 0
 	umount "$mnt"
 	check "$fs fsck after removing everything" fsck.minix -f "$TEST_DEV"
