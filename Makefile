@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 SCRIPTS := scripts
 
-.PHONY: all deps tree kernel initramfs test bench check bisect-check shell clean
+.PHONY: all deps tree kernel kernel-debug initramfs test bench check stack-check bisect-check shell clean
 
 all: test
 
@@ -17,10 +17,17 @@ tree: deps
 kernel: tree
 	@$(SCRIPTS)/build-kernel.sh
 
+kernel-debug: tree
+	@KERNEL_FLAVOUR=debug $(SCRIPTS)/build-kernel.sh
+
 initramfs: deps
 	@$(SCRIPTS)/build-initramfs.sh
 
-test: kernel initramfs
+# The kernels the suite boots: lean (the bench's) and debug.
+TEST_KERNELS ?= lean debug
+export TEST_KERNELS
+test: $(if $(filter lean,$(TEST_KERNELS)),kernel) \
+	$(if $(filter debug,$(TEST_KERNELS)),kernel-debug) initramfs
 	@$(SCRIPTS)/run-tests.sh
 
 bench: kernel initramfs
@@ -28,6 +35,10 @@ bench: kernel initramfs
 
 check: tree
 	@$(SCRIPTS)/checkpatch.sh
+	@$(SCRIPTS)/stack-check.sh
+
+stack-check: tree
+	@$(SCRIPTS)/stack-check.sh
 
 bisect-check: tree
 	@$(SCRIPTS)/bisect-check.sh

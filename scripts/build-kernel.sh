@@ -6,16 +6,28 @@
 #
 #   scripts/build-kernel.sh [TARGET...]     default target: bzImage
 #
-# KERNEL_SRC, KERNEL_BUILD and KERNEL_FRAGMENTS (space-separated paths)
-# select another tree, build directory or config, for the compile-only
-# coverage and bisect builds.
+# KERNEL_FLAVOUR=debug builds the debug kernel (qemu/debug.config on top,
+# in its own directory). KERNEL_SRC, KERNEL_BUILD and KERNEL_FRAGMENTS
+# (space-separated paths) select another tree, build directory or config,
+# for the compile-only coverage, bisect and stack builds.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "$0")/common.sh"
 
+case "${KERNEL_FLAVOUR:-lean}" in
+lean)
+	default_build=$BUILD_DIR
+	default_fragments=$REPO_DIR/qemu/guest.config
+	;;
+debug)
+	default_build=$DEBUG_BUILD_DIR
+	default_fragments="$REPO_DIR/qemu/guest.config $REPO_DIR/qemu/debug.config"
+	;;
+*) die "KERNEL_FLAVOUR must be lean or debug" ;;
+esac
 src=${KERNEL_SRC:-$SRC_DIR}
-build=${KERNEL_BUILD:-$BUILD_DIR}
-read -r -a fragments <<<"${KERNEL_FRAGMENTS:-$REPO_DIR/qemu/guest.config}"
+build=${KERNEL_BUILD:-$default_build}
+read -r -a fragments <<<"${KERNEL_FRAGMENTS:-$default_fragments}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(bzImage)
 jobs=${JOBS:-$(nproc)}

@@ -13,12 +13,16 @@ BUILT_KERNEL=$BUILD_DIR/arch/x86/boot/bzImage
 # The kernel qemu/boot.sh boots: the one built here unless a saved image is
 # named (to compare two builds of the series in separate boots).
 KERNEL_IMAGE=${KERNEL_IMAGE:-$BUILT_KERNEL}
+# The debug kernel (qemu/guest.config + qemu/debug.config) the suite also
+# runs on, built in its own directory so that neither build undoes the other.
+DEBUG_BUILD_DIR=$CACHE_DIR/build-debug
+DEBUG_KERNEL=$DEBUG_BUILD_DIR/arch/x86/boot/bzImage
 IMAGE_DIR=$CACHE_DIR/images
 LOG_DIR=$CACHE_DIR/logs
 PATCH_DIR=$REPO_DIR/patches
 
 export REPO_DIR CACHE_DIR SRC_TARBALL SRC_DIR BUILD_DIR IMAGE_DIR LOG_DIR \
-	PATCH_DIR
+	PATCH_DIR DEBUG_BUILD_DIR DEBUG_KERNEL
 
 log() {
 	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2

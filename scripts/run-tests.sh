@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Boot the built kernel, run the guest test suite and report its result:
-# the failing tests, then one closing line "N passed, N failed". Exits
-# non-zero when any test failed or the guest did not finish.
+# Boot each test kernel, run the guest test suite on it and report: the
+# failing tests, one "KERNEL: N passed, N failed" line per kernel, then the
+# closing line "N passed, N failed" over all of them. Exits non-zero when
+# any test failed or a guest did not finish.
+#
+# TEST_KERNELS picks the kernels (default "lean debug"): lean is the
+# guest.config kernel the bench also boots (KERNEL_IMAGE overrides it),
+# debug the one with guest.config + debug.config (lockdep, KASAN,
+# sleep-in-atomic, list and object debugging), on which any report fails.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "$0")/common.sh"
@@ -16,17 +22,31 @@ if [ -n "${TESTS:-}" ]; then
 	export GUEST_APPEND="${GUEST_APPEND:-} iomap.tests=$TESTS"
 fi
 
-log=$LOG_DIR/test.log
-if ! BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400} "$REPO_DIR/qemu/boot.sh" test test >/dev/null; then
-	tail -n 30 "$log" >&2
-	echo "0 passed, 1 failed"
-	die "the guest did not finish the suite; full console log: $log"
-fi
-
-summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 | tr -d '\r')
-[ -n "$summary" ] || die "no summary line in $log"
-grep -a '^FAIL ' "$log" | tr -d '\r' >&2 || true
-echo "console log: $log" >&2
-echo "$summary"
-failed=$(echo "$summary" | sed -E 's/.* ([0-9]+) failed/\1/')
+passed=0 failed=0
+for kernel in ${TEST_KERNELS:-lean debug}; do
+	case "$kernel" in
+	lean) image=$KERNEL_IMAGE name=test timeout=2400 ;;
+	debug) image=$DEBUG_KERNEL name=test-debug timeout=4800 ;;
+	*) die "TEST_KERNELS: unknown kernel '$kernel' (lean, debug)" ;;
+	esac
+	log=$LOG_DIR/$name.log
+	log "suite on the $kernel kernel ($image)"
+	start=$(date +%s)
+	booted=0
+	KERNEL_IMAGE=$image BOOT_TIMEOUT=${BOOT_TIMEOUT:-$timeout} \
+		"$REPO_DIR/qemu/boot.sh" test "$name" >/dev/null || booted=$?
+	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 |
+		tr -d '\r' || true)
+	if [ "$booted" -ne 0 ] || [ -z "$summary" ]; then
+		# Count what the guest printed before it stopped, and the stop.
+		summary="$(grep -ac '^PASS ' "$log" || true) passed, $(($(grep -ac '^FAIL ' "$log" || true) + 1)) failed"
+		echo "FAIL $kernel kernel: the guest did not finish the suite" >&2
+	fi
+	grep -a '^FAIL ' "$log" | tr -d '\r' | sed "s/^/[$kernel] /" >&2 || true
+	echo "$kernel: $summary ($(($(date +%s) - start)) s; console log: $log)" >&2
+	passed=$((passed + ${summary%% passed*}))
+	n=${summary##*, }
+	failed=$((failed + ${n%% failed*}))
+done
+echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

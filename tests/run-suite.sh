@@ -19,8 +19,10 @@ for t in ./t-*.sh; do
 	. "$t"
 done
 
-# Any warning, oops or lockdep report during the run is a failure.
-splats=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|INFO: task .* blocked' | head -n 5)
+# Any warning, oops, lockdep, KASAN or debug-objects report during the run
+# is a failure (lockdep and "sleeping function called from invalid context"
+# reports start with WARNING: or BUG:).
+splats=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|INFO: task .* blocked|KASAN|ODEBUG|list_(add|del) corruption' | head -n 5)
 if [ -z "$splats" ]; then
 	pass "dmesg: no warnings, oopses or lockdep reports"
 else
