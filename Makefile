@@ -23,8 +23,8 @@ kernel-debug: tree
 initramfs: deps
 	@$(SCRIPTS)/build-initramfs.sh
 
-# The kernels the suite boots: lean (the bench's) and debug.
-TEST_KERNELS ?= lean debug
+# The kernels the suite boots: lean (the bench's) and/or debug.
+TEST_KERNELS ?= lean
 export TEST_KERNELS
 test: $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 	$(if $(filter debug,$(TEST_KERNELS)),kernel-debug) initramfs
