@@ -4,7 +4,8 @@
 SHELL := /bin/bash
 SCRIPTS := scripts
 
-.PHONY: all deps tree kernel initramfs test bench check bisect-check shell clean
+.PHONY: all deps tree kernel initramfs test bench ladder check bisect-check \
+	shell clean
 
 all: test
 
@@ -25,6 +26,10 @@ test: kernel initramfs
 
 bench: kernel initramfs
 	@$(SCRIPTS)/run-bench.sh
+
+# Builds its own trees (scripts/ladder.sh), so only the initramfs first.
+ladder: initramfs
+	@$(SCRIPTS)/ladder.sh
 
 check: tree
 	@$(SCRIPTS)/checkpatch.sh
