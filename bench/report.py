@@ -54,8 +54,9 @@ IRQS_OFF_SINKS = {
     "errno_to_blk_status": "null_blk's data copy and page lookup under "
     "spin_lock_irq(&nullb->lock): null_process_cmd's `sti; call "
     "errno_to_blk_status`",
-    "handle_softirqs": "hard-interrupt time, mostly the sampling "
-    "interrupt's own handler: the `sti` before the softirq loop",
+    "handle_softirqs": "interrupts-off time that ends in softirq "
+    "processing (hard-interrupt handlers, the sampling one among them): "
+    "the `sti` at the top of handle_softirqs",
     "pv_native_safe_halt": "idle, or interrupts off on the way to it",
 }
 PEAK_TAG = re.compile(r"(?P<device>[^-]+)-(?P<target>[^-]+)"
