@@ -20,9 +20,9 @@
 #   QDS         "1 64" (quick: 64)             "1 16 64 128 256" (quick: "1 64")
 #   BSS         "4k 512 8k 16k" (quick: 4k)    4k         read sizes
 #   ROUNDS      2 runs per setting and cell    3 (quick: 2)
-#   RUNTIME     guest time measured per run: 1s (fio's form: 1s, 300ms),
+#   RUNTIME     guest time measured per run: 500ms (fio's form: 1s, 300ms),
 #               realtime: whole seconds (2)
-#   RAMP        guest time before it: 100ms    whole seconds (1)
+#   RAMP        guest time before it: 50ms     whole seconds (1)
 #   SIZE_MB     test file size: 256            1024 (quick: 256)
 #   PIN         vCPU fio and uring-peak run on, or "none" (0)
 #   PEAK        1: the uring-peak runs         0                1
@@ -53,8 +53,8 @@ icount)
 	QDS=${QDS:-1 64}
 	BSS=${BSS:-4k 512 8k 16k}
 	ROUNDS=${ROUNDS:-2}
-	RUNTIME=${RUNTIME:-1s}
-	RAMP=${RAMP:-100ms}
+	RUNTIME=${RUNTIME:-500ms}
+	RAMP=${RAMP:-50ms}
 	SIZE_MB=${SIZE_MB:-256}
 	PEAK=${PEAK:-0}
 	PROFILE_ROUNDS=${PROFILE_ROUNDS:-2}
