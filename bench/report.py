@@ -57,8 +57,11 @@ IRQS_OFF_SINKS = {
     "handle_softirqs": "interrupts-off time that ends in softirq "
     "processing (hard-interrupt handlers, the sampling one among them): "
     "the `sti` at the top of handle_softirqs",
-    "pv_native_safe_halt": "idle, or interrupts off on the way to it",
+    "pv_native_safe_halt": "idle: the vCPU halted (fio starting or "
+    "ending, the clock jumping to the next sample); left out of the "
+    "instructions",
 }
+IDLE = "pv_native_safe_halt"
 PEAK_TAG = re.compile(r"(?P<device>[^-]+)-(?P<target>[^-]+)"
                       r"-s(?P<s>[01])-r(?P<round>\d+)$")
 
@@ -443,7 +446,9 @@ def icount_tables(cells, conf):
 
 def icount_profiles(perf_dir, cells, conf):
     """Per profile: the top symbols' share of the samples in each of its
-    rounds, and the mean share turned into instructions per I/O with the
+    rounds, and the mean share of the busy samples (idle ones, in
+    pv_native_safe_halt, left out: under icount the clock jumps over idle
+    time, sampling it) turned into instructions per I/O with the
     unprofiled cell's count (io_uring at the highest QD, 4 KiB)."""
     qd = int(conf["PEAK_QD"])
     engine = conf.get("PROFILE_ENGINE", "io_uring")
@@ -460,15 +465,17 @@ def icount_profiles(perf_dir, cells, conf):
         mean = {k: statistics.mean(sh.get(k, 0) for sh in shares)
                 for k in set().union(*shares)}
         top = sorted(mean, key=mean.get, reverse=True)[:TOP_SYMBOLS]
+        busy = 100 - mean.get(IDLE, 0)
         head = " | ".join(f"share p{i + 1}" for i in range(len(shares)))
         md += [f"### {name}: {engine} QD{qd} 4 KiB"
                + (f", {cell['instr']:,.0f} instructions per I/O unprofiled"
                   if cell else ""), "",
-               f"| symbol | {head} | instr/IO (mean share × count) |",
+               f"| symbol | {head} | instr/IO (busy share × count) |",
                "| --- |" + " ---: |" * (len(shares) + 1)]
         for k in top:
             cols = " | ".join(f"{sh.get(k, 0):.2f}%" for sh in shares)
-            ipi = f"{mean[k] / 100 * cell['instr']:,.0f}" if cell else "-"
+            ipi = (f"{mean[k] / busy * cell['instr']:,.0f}"
+                   if cell and k != IDLE else "-")
             mark = " †" if k in IRQS_OFF_SINKS else ""
             md.append(f"| {k}{mark} | {cols} | {ipi} |")
         md.append("")
@@ -557,8 +564,9 @@ def icount_summary(results, share, conf, meta, rows):
           f"{conf.get('PROFILE_ROUNDS')} profiles per setting of "
           f"{conf.get('PROFILE_RUNTIME')} each; self share of the samples "
           "per symbol, kernel symbols from /proc/kallsyms; the last column "
-          "spreads the unprofiled cell's count over the symbols. Most "
-          "sampled addresses: perf/*-ips.txt.", "",
+          "spreads the unprofiled cell's count over the busy samples (a "
+          "profile covers the whole fio run, its start and exit too). "
+          "Most sampled addresses: perf/*-ips.txt.", "",
           *icount_profiles(results / "perf", cells, conf),
           "## Simple path taken (trace point hits of 64 reads)", "", "```",
           (share / "path-check.txt").read_text().rstrip(), "```", ""]
