@@ -16,7 +16,8 @@
 #               hit: kbuild hands the compiler absolute source paths, so a
 #               tree elsewhere misses them all. Default: none.
 #   LADDER_BENCH 0: build only
-#   NAME        results/<date>-NAME (ladder); each step in step-NNNN/
+#   NAME        results/<date>-NAME (ladder); each step in step-NNNN/,
+#               which must not exist yet (steps can be added later)
 #   the bench's settings (scripts/run-bench.sh), with these defaults:
 #   TARGETS "ext4 xfs raw", ENGINES "psync io_uring io_uring_poll", QDS 64
 #   (psync runs at QD 1), BSS 4k, PROFILE_ROUNDS 1.
@@ -32,9 +33,14 @@ kernels=$CACHE_DIR/kernels
 NAME=${NAME:-ladder}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
+# Steps can be added to a ladder folder later; a step is measured once.
 out=$REPO_DIR/results/$(date +%F)-$NAME
-[ "${LADDER_BENCH:-1}" = 0 ] || [ ! -e "$out" ] ||
-	die "$out exists: pick another NAME or remove it"
+if [ "${LADDER_BENCH:-1}" != 0 ]; then
+	for step in $steps; do
+		[ ! -e "$out/step-$step" ] ||
+			die "$out/step-$step exists: pick another NAME or remove it"
+	done
+fi
 mkdir -p "$ladder" "$kernels"
 
 # prefix STEP DIR: DIR gets patches/series cut after patch STEP (comments
