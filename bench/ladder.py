@@ -6,7 +6,7 @@
 LADDER_RESULTS holds step-NNNN/ folders, each a CLOCK=icount bench run
 (runs.csv, build.txt, metadata.txt) of the kernel built from
 patches/series up to patch NNNN (0000: none, stock 6.12). Per step and
-cell it gives the median instructions per I/O (1e9 / guest-time IOPS) of
+cell it gives the median instructions per I/O (report.py's runs.csv) of
 the default path (simple_read=1 where the kernel has the switch) and of the
 normal path (simple_read=0), and the change from the step before.
 Standard library only.
@@ -41,9 +41,8 @@ def load(step_dir):
             continue
         k = (r["target"], r["bs"], r["engine"], int(r["qd"]))
         by.setdefault(k, {}).setdefault(int(r["simple_read"]), []).append(
-            float(r["iops"]))
-    return {k: {s: 1e9 / med(v) for s, v in d.items()}
-            for k, d in by.items()}
+            float(r["instr_per_io"]))
+    return {k: {s: med(v) for s, v in d.items()} for k, d in by.items()}
 
 
 def main():
@@ -60,7 +59,7 @@ def main():
     print(f"# The series ladder: {root.name}\n")
     print("Guest instructions per O_DIRECT random read (QEMU icount, "
           "null_blk memory_backed irqmode=0, fio pinned to one vCPU; median "
-          "of the rounds: 1e9 / guest-time IOPS). Each step is its own "
+          "of the rounds, guest ns per read). Each step is its own "
           "kernel, built from patches/series up to that patch with the same "
           "config; step-NNNN/ has its runs, summary, profiles and build.\n")
 

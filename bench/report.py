@@ -96,7 +96,20 @@ def bs_bytes(bs):
     return int(bs[:-1]) * 1024 if bs.endswith("k") else int(bs)
 
 
-def load_runs(share, icount=False):
+def guest_ms(text):
+    """A guest time of run-bench.sh's form (500ms, 1s, 2) in ms."""
+    if text.endswith("ms"):
+        return int(text[:-2])
+    return int(text.rstrip("s")) * 1000
+
+
+def load_runs(share, icount=False, runtime_ms=None):
+    """One row per run. icount: instructions per I/O are the measured
+    phase's guest nanoseconds over its reads. fio records the phase's
+    length rounded up to whole ms, and a time-based run stops at the first
+    read past RUNTIME, so a 500 ms run reads 501: when fio's figure is
+    RUNTIME or RUNTIME + 1 ms, RUNTIME is the length (to within one read)
+    and 1e9 / fio's IOPS would read up to 0.2% high."""
     rows = []
     for path in sorted((share / "fio").glob("*.json")):
         m = TAG.match(path.stem)
@@ -107,14 +120,16 @@ def load_runs(share, icount=False):
         ios = read["total_ios"]
         runtime = job["job_runtime"] / 1000
         if icount:
-            # Guest time is instructions: fio's IOPS give them per I/O.
+            # Guest time is instructions: ns per read = instructions.
+            ns = read["runtime"] * 1e6
+            if runtime_ms and runtime_ms <= read["runtime"] <= runtime_ms + 1:
+                ns = runtime_ms * 1e6
             rows.append({
                 "device": m["device"], "target": m["target"],
                 "engine": m["engine"], "bs": m["bs"] or "4k",
                 "qd": int(m["qd"]), "simple_read": int(m["s"]),
                 "round": int(m["round"]), "iops": round(read["iops"], 1),
-                "instr_per_io": round(1e9 / read["iops"], 1)
-                if read["iops"] else "",
+                "instr_per_io": round(ns / ios, 1) if ios else "",
                 "ios": ios, "runtime_ms": read["runtime"],
                 "fio_cpu_pct": round(job["usr_cpu"] + job["sys_cpu"], 2),
                 "lat_mean_ns": round(read["lat_ns"]["mean"], 1),
@@ -362,9 +377,10 @@ def icount_cells(rows):
         out[k] = {}
         for s, runs in by_s.items():
             iops = [r["iops"] for r in runs]
+            instr = [r["instr_per_io"] for r in runs]
             out[k][s] = {
-                "instr": 1e9 / med(iops), "iops": med(iops),
-                "spread": spread(iops), "n": len(runs),
+                "instr": med(instr), "iops": med(iops),
+                "spread": spread(instr), "n": len(runs),
                 "cpu": min(r["fio_cpu_pct"] for r in runs),
             }
     return out
@@ -539,7 +555,9 @@ def icount_summary(results, share, conf, meta, rows):
           "TCG `-icount shift=0,sleep=off`: guest time advances 1 ns per "
           "guest instruction and skips idle time, so on memory-backed "
           "null_blk with irqmode=0 an I/O is pure CPU work and "
-          "instructions per I/O = 1e9 / IOPS (guest time). fio O_DIRECT "
+          "instructions per I/O = guest ns of the measured phase / reads "
+          "(≈ 1e9 / IOPS; fio rounds the phase up to whole ms, so the "
+          "configured runtime is used: load_runs()). fio O_DIRECT "
           f"randread, {meta.get('guest_pinning')}; {conf['ROUNDS']} rounds "
           f"per setting (ABBA; raw: one setting), {conf['RAMP']} ramp + "
           f"{conf['RUNTIME']} of guest time per run, {conf['SIZE_MB']} MiB "
@@ -578,7 +596,9 @@ def main():
     conf = read_conf(share / "bench.conf")
     meta = read_conf(share / "guest-meta.txt")
     icount = conf.get("CLOCK", "realtime") == "icount"
-    rows, peak = load_runs(share, icount), load_peak(share)
+    rows = load_runs(share, icount,
+                     guest_ms(conf["RUNTIME"]) if icount else None)
+    peak = load_peak(share)
     shutil.copytree(share / "perf", results / "perf")
     # The raw output of every run in one archive: it is large as files.
     with tarfile.open(results / "raw.tar.xz", "w:xz") as tar:
