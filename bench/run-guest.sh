@@ -243,10 +243,39 @@ peak() {
 	done
 }
 
+# ms TIME: a guest time such as 500ms or 1s in milliseconds.
+ms() {
+	case "$1" in
+	*ms) echo "${1%ms}" ;;
+	*s) echo $((${1%s} * 1000)) ;;
+	*) echo $(($1 * 1000)) ;;
+	esac
+}
+
+# profile_window NAME: icount: the steady part only. fio runs
+# PROFILE_RUNTIME and 300 ms more; perf samples the pinned vCPU for
+# PROFILE_RUNTIME, starting RAMP and 100 ms after fio does (guest time,
+# that is fio's own instructions), so fio's start, ramp and exit stay out.
+profile_window() {
+	prof_ms=$(ms "$PROFILE_RUNTIME")
+	# shellcheck disable=SC2046 # fio_job prints a list of words
+	fio $(fio_job "$file" "$PROFILE_ENGINE" "$PEAK_QD" \
+		"$((prof_ms + 300))ms") >/dev/null 2>/tmp/fio.err &
+	fpid=$!
+	sleep "$(awk -v m=$(($(ms "$RAMP") + 100)) 'BEGIN { print m / 1000 }')"
+	# shellcheck disable=SC2086 # lists of words
+	perf record -q $perf_cpus $sampling -e "$PERF_EVENT" -o /tmp/perf.data \
+		-- sleep "$(awk -v m="$prof_ms" 'BEGIN { print m / 1000 }')" \
+		>/dev/null 2>/tmp/perf.err ||
+		error "perf record $1: $(tail -n 2 /tmp/perf.err)"
+	wait $fpid || error "fio under perf $1: $(tail -n 2 /tmp/fio.err)"
+}
+
 # profile: perf record of PROFILE_ENGINE 4 KiB reads at the highest queue
 # depth with each setting (raw: once); the report lists the top symbols,
 # kernel ones resolved from /proc/kallsyms. Realtime: -g at 1000 Hz, one
-# profile per setting. icount: no call chains, a sample every
+# profile per setting, the whole fio run. icount: the steady part only
+# (profile_window), no call chains, a sample every
 # PROFILE_PERIOD ns of guest time (= instructions), PROFILE_ROUNDS profiles
 # per setting (perf/LABEL-sS.txt, then -sS-p2.txt, ...), and the most
 # sampled instruction addresses of each (perf/LABEL-sS-ips.txt), so that
@@ -263,12 +292,16 @@ profile() {
 		for p in $(seq 1 "$PROFILE_ROUNDS"); do
 			name=$label-s$s
 			[ "$p" = 1 ] || name=$name-p$p
-			# shellcheck disable=SC2046,SC2086 # lists of words
-			perf record -q $perf_cpus $sampling -e "$PERF_EVENT" \
-				-o /tmp/perf.data -- fio $(fio_job "$file" \
-				"$PROFILE_ENGINE" "$PEAK_QD" "$PROFILE_RUNTIME") \
-				>/dev/null 2>/tmp/perf.err ||
-				error "perf record $name: $(tail -n 2 /tmp/perf.err)"
+			if [ "$CLOCK" = icount ]; then
+				profile_window "$name"
+			else
+				# shellcheck disable=SC2046,SC2086 # lists of words
+				perf record -q $perf_cpus $sampling -e "$PERF_EVENT" \
+					-o /tmp/perf.data -- fio $(fio_job "$file" \
+					"$PROFILE_ENGINE" "$PEAK_QD" "$PROFILE_RUNTIME") \
+					>/dev/null 2>/tmp/perf.err ||
+					error "perf record $name: $(tail -n 2 /tmp/perf.err)"
+			fi
 			# cut: the symbol column is as wide as the longest name.
 			if perf report -i /tmp/perf.data --stdio --no-children \
 				--sort sym -g none --percent-limit 0.2 \
