@@ -72,6 +72,31 @@ for step in $steps; do
 	prefix "$step" "$ladder/series-$step"
 done
 
+# patch_names DIR: the patches DIR/series names, in order.
+patch_names() {
+	grep -v '^[[:space:]]*\(#\|$\)' "$1/series" || true
+}
+
+# extend DIR: when the ladder's tree holds a prefix of DIR's series, apply
+# only the patches past it (prepare-tree.sh would start again from the
+# baseline and touch every file the series changes, include/linux/fs.h
+# among them, so make would rebuild nearly everything); fails otherwise.
+extend() {
+	local dir=$1 applied=$ladder/linux/.ladder-applied have p
+	[ -f "$applied" ] && [ -f "$ladder/linux/.series-applied" ] || return 1
+	have=$(wc -l <"$applied")
+	[ "$(patch_names "$dir" | head -n "$have")" = "$(cat "$applied")" ] ||
+		return 1
+	for p in $(patch_names "$dir" | tail -n +"$((have + 1))"); do
+		git -C "$ladder/linux" -c user.name="iomap-dio harness" \
+			-c user.email="harness@localhost" am -q --keep-cr "$dir/$p" ||
+			{ git -C "$ladder/linux" am --abort; return 1; }
+		echo "$p" >>"$applied"
+	done
+	PATCH_DIR=$dir series_hash >"$ladder/linux/.series-applied"
+	log "ladder: extended the tree to $(wc -l <"$applied") patches"
+}
+
 # build STEP: the bzImage of the series up to STEP, once per series hash;
 # kernels/bzImage-HASH.txt says what it is and how long it took.
 build() {
@@ -80,7 +105,10 @@ build() {
 	image=$kernels/bzImage-$hash
 	[ -f "$image" ] && return 0
 	start=$(date +%s)
-	PATCH_DIR=$dir IOMAP_CACHE=$ladder "$REPO_DIR/scripts/prepare-tree.sh"
+	extend "$dir" || {
+		PATCH_DIR=$dir IOMAP_CACHE=$ladder "$REPO_DIR/scripts/prepare-tree.sh"
+		patch_names "$dir" >"$ladder/linux/.ladder-applied"
+	}
 	ccache_log=$kernels/bzImage-$hash.ccache-log
 	rm -f "$ccache_log"
 	local env=(PATCH_DIR="$dir" IOMAP_CACHE="$ladder"
