@@ -4,7 +4,8 @@
 SHELL := /bin/bash
 SCRIPTS := scripts
 
-.PHONY: all deps tree kernel kernel-debug initramfs test bench check stack-check bisect-check shell clean
+.PHONY: all deps tree kernel kernel-debug initramfs test bench ladder check \
+	stack-check bisect-check shell clean
 
 all: test
 
@@ -32,6 +33,10 @@ test: $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 
 bench: kernel initramfs
 	@$(SCRIPTS)/run-bench.sh
+
+# Builds its own trees (scripts/ladder.sh), so only the initramfs first.
+ladder: initramfs
+	@$(SCRIPTS)/ladder.sh
 
 check: tree
 	@$(SCRIPTS)/checkpatch.sh

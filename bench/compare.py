@@ -20,7 +20,7 @@ from report import fmt_int, gain, group, med, perf_symbols
 DEFAULT_SYMBOLS = ["bio_alloc_bioset", "mempool_alloc_noprof",
                    "kmem_cache_alloc_noprof", "mempool_free",
                    "kmem_cache_free", "bio_free"]
-CELL = ("device", "target", "engine", "qd")
+CELL = ("device", "target", "bs", "engine", "qd")
 
 
 def medians(results):
@@ -28,6 +28,8 @@ def medians(results):
     with open(results / "runs.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     for r in rows:
+        # Runs before read sizes were a setting read 4 KiB.
+        r.setdefault("bs", "4k")
         r["qd"] = int(r["qd"])
         r["simple_read"] = int(r["simple_read"])
         r["iops"] = float(r["iops"]) if r["iops"] else ""
@@ -44,13 +46,15 @@ def main():
     print(f"# {b.name} against {a.name}\n")
     print("IOPS medians of simple_read=1 in each boot; B/A; and B's gain "
           "over its own simple_read=0 against A's.\n")
-    print("| device | fs | workload | qd | A | B | B/A | A 1/0 | B 1/0 |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| device | fs | size | workload | qd | A | B | B/A | A 1/0 "
+          "| B 1/0 |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: "
+          "| ---: |")
     for key in sorted(set(ma) & set(mb)):
         (a0, a1), (b0, b1) = ma[key], mb[key]
         if None in (a0, a1, b0, b1):
             continue
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} "
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[4]} "
               f"| {fmt_int(a1)} | {fmt_int(b1)} | {gain(a1, b1)} "
               f"| {gain(a0, a1)} | {gain(b0, b1)} |")
     print("\nShare of samples in the simple_read=1 profiles (perf/), A → B.\n")

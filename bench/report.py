@@ -5,10 +5,16 @@
 
 SHARE holds bench.conf, host-meta.txt, guest-meta.txt, path-check.txt,
 errors.txt and the raw runs (fio/*.json, stat/*, peak/*.txt, perf/*.txt).
-RESULTS gets the raw fio JSON, the stat snapshots and perf reports as they
-came, runs.csv (one row per run), peak.csv, summary.md (the A/B tables
-the way the upstream cover letter shows them, plus min-max and CPU per
-I/O), metadata.txt and plots/*.png (gnuplot). Standard library only.
+RESULTS gets the perf reports as they came, raw.tar.xz (the fio JSON, stat
+snapshots and uring-peak output of every run), runs.csv (one row per run),
+peak.csv, summary.md, metadata.txt and plots/*.png (gnuplot). Standard
+library only.
+
+CLOCK=realtime: summary.md has the A/B tables the way the upstream cover
+letter shows them, plus min-max and CPU per I/O. CLOCK=icount: guest time
+is guest instructions (1 ns each), so a run's instructions per I/O are
+1e9 / IOPS; summary.md has them per cell and setting, the spread over
+rounds, the filesystem's cost over raw, and the instruction profiles.
 """
 import csv
 import json
@@ -17,6 +23,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -28,7 +35,33 @@ SLOW_SYMBOLS = ["__iomap_dio_rw", "iomap_iter", "iomap_dio_bio_iter",
                 "kfree", "iomap_dio_complete"]
 FAST_PREFIX = "iomap_dio_simple"
 TAG = re.compile(r"(?P<device>[^-]+)-(?P<target>[^-]+)-(?P<engine>[^-]+)"
-                 r"-qd(?P<qd>\d+)-s(?P<s>[01])-r(?P<round>\d+)$")
+                 r"(?:-bs(?P<bs>\w+))?-qd(?P<qd>\d+)-s(?P<s>[01])"
+                 r"-r(?P<round>\d+)$")
+# icount: a cell whose spread over rounds is above this is flagged, and so
+# is one whose fio job was busy less than CPU_FLAG percent of the time:
+# 1e9 / IOPS counts instructions per I/O only if the submitting vCPU never
+# waited.
+SPREAD_FLAG = 0.5
+CPU_FLAG = 99.0
+# icount profiles: symbols listed per profile.
+TOP_SYMBOLS = 30
+# cpu-clock samples by an ordinary interrupt: one that falls due while
+# interrupts are off is taken after the `sti` that ends that stretch, one
+# instruction later (the sti shadow), so these symbols collect the samples
+# of code that ran before them with interrupts off (checked against the
+# guest's vmlinux: results/README.md, "Profiles").
+IRQS_OFF_SINKS = {
+    "errno_to_blk_status": "null_blk's data copy and page lookup under "
+    "spin_lock_irq(&nullb->lock): null_process_cmd's `sti; call "
+    "errno_to_blk_status`",
+    "handle_softirqs": "interrupts-off time that ends in softirq "
+    "processing (hard-interrupt handlers, the sampling one among them): "
+    "the `sti` at the top of handle_softirqs",
+    "pv_native_safe_halt": "idle: the vCPU halted (fio starting or "
+    "ending, the clock jumping to the next sample); left out of the "
+    "instructions",
+}
+IDLE = "pv_native_safe_halt"
 PEAK_TAG = re.compile(r"(?P<device>[^-]+)-(?P<target>[^-]+)"
                       r"-s(?P<s>[01])-r(?P<round>\d+)$")
 
@@ -59,7 +92,24 @@ def system_cpu(path):
     return (busy1 - busy0) / USER_HZ, reads1 - reads0
 
 
-def load_runs(share):
+def bs_bytes(bs):
+    return int(bs[:-1]) * 1024 if bs.endswith("k") else int(bs)
+
+
+def guest_ms(text):
+    """A guest time of run-bench.sh's form (500ms, 1s, 2) in ms."""
+    if text.endswith("ms"):
+        return int(text[:-2])
+    return int(text.rstrip("s")) * 1000
+
+
+def load_runs(share, icount=False, runtime_ms=None):
+    """One row per run. icount: instructions per I/O are the measured
+    phase's guest nanoseconds over its reads. fio records the phase's
+    length rounded up to whole ms, and a time-based run stops at the first
+    read past RUNTIME, so a 500 ms run reads 501: when fio's figure is
+    RUNTIME or RUNTIME + 1 ms, RUNTIME is the length (to within one read)
+    and 1e9 / fio's IOPS would read up to 0.2% high."""
     rows = []
     for path in sorted((share / "fio").glob("*.json")):
         m = TAG.match(path.stem)
@@ -69,10 +119,26 @@ def load_runs(share):
         read = job["read"]
         ios = read["total_ios"]
         runtime = job["job_runtime"] / 1000
+        if icount:
+            # Guest time is instructions: ns per read = instructions.
+            ns = read["runtime"] * 1e6
+            if runtime_ms and runtime_ms <= read["runtime"] <= runtime_ms + 1:
+                ns = runtime_ms * 1e6
+            rows.append({
+                "device": m["device"], "target": m["target"],
+                "engine": m["engine"], "bs": m["bs"] or "4k",
+                "qd": int(m["qd"]), "simple_read": int(m["s"]),
+                "round": int(m["round"]), "iops": round(read["iops"], 1),
+                "instr_per_io": round(ns / ios, 1) if ios else "",
+                "ios": ios, "runtime_ms": read["runtime"],
+                "fio_cpu_pct": round(job["usr_cpu"] + job["sys_cpu"], 2),
+                "lat_mean_ns": round(read["lat_ns"]["mean"], 1),
+            })
+            continue
         busy, reads = system_cpu(share / "stat" / path.stem)
         rows.append({
             "device": m["device"], "target": m["target"],
-            "engine": m["engine"], "qd": int(m["qd"]),
+            "engine": m["engine"], "bs": m["bs"] or "4k", "qd": int(m["qd"]),
             "simple_read": int(m["s"]), "round": int(m["round"]),
             "iops": round(read["iops"]),
             "bw_kib_s": read["bw"],
@@ -86,8 +152,9 @@ def load_runs(share):
             "sys_cpu_us_per_io": round(busy / reads * 1e6, 3)
             if reads else "",
         })
-    rows.sort(key=lambda r: (r["device"], r["target"], r["engine"], r["qd"],
-                             r["round"], r["simple_read"]))
+    rows.sort(key=lambda r: (r["device"], r["target"], bs_bytes(r["bs"]),
+                             r["engine"], r["qd"], r["round"],
+                             r["simple_read"]))
     return rows
 
 
@@ -153,6 +220,9 @@ def ab_table(rows, device):
     """The cover letter's table for one device, with min-max and the two
     CPU-per-I/O measures (medians, simple_read 0 -> 1)."""
     keys = ("target", "engine", "qd")
+    sizes = sorted({r["bs"] for r in rows}, key=bs_bytes)
+    if sizes != ["4k"]:
+        keys = ("target", "bs", "engine", "qd")
     sel = [r for r in rows if r["device"] == device]
     iops = group(sel, keys, "iops")
     fcpu = group(sel, keys, "fio_cpu_us_per_io")
@@ -166,8 +236,9 @@ def ab_table(rows, device):
     for k, v in iops.items():
         m0, m1 = med(v[0]), med(v[1])
         f, s = fcpu.get(k, {0: [], 1: []}), scpu.get(k, {0: [], 1: []})
+        workload = k[1] if len(k) == 3 else f"{k[2]} {k[1]}"
         lines.append(
-            f"| {k[0]} | {k[1]} | {k[2]} | {fmt_int(m0)} | {fmt_int(m1)} "
+            f"| {k[0]} | {workload} | {k[-1]} | {fmt_int(m0)} | {fmt_int(m1)} "
             f"| {gain(m0, m1)} | {fmt_range(v[0])} | {fmt_range(v[1])} "
             f"| {len(v[0])}+{len(v[1])} "
             f"| {fmt_us(f[0])} → {fmt_us(f[1])} "
@@ -225,8 +296,10 @@ def gnuplot(script):
 
 def plot(rows, conf, plots):
     """Per device: IOPS vs QD (medians, min-max bars, both settings side by
-    side) and CPU per I/O vs QD, one panel per target and engine."""
+    side) and CPU per I/O vs QD, one panel per target and engine; of the
+    first read size only."""
     targets, engines = conf["TARGETS"].split(), conf["ENGINES"].split()
+    rows = [r for r in rows if r["bs"] == conf.get("BSS", "4k").split()[0]]
     iops = group(rows, ("device", "target", "engine", "qd"), "iops")
     fcpu = group(rows, ("device", "target", "engine", "qd"),
                  "fio_cpu_us_per_io")
@@ -283,21 +356,271 @@ def plot(rows, conf, plots):
                     + layout + "\n".join(panels_cpu) + "\nunset multiplot\n")
 
 
+def spread(values):
+    """(max - min) / median in percent."""
+    if len(values) < 2 or not med(values):
+        return 0.0
+    return (max(values) - min(values)) / med(values) * 100
+
+
+def icount_cells(rows):
+    """{(target, bs, engine, qd): {simple_read: {instr, iops, spread,
+    cpu, n}}} from the icount runs."""
+    cells = {}
+    for r in rows:
+        if r["instr_per_io"] == "":
+            continue
+        k = (r["target"], r["bs"], r["engine"], r["qd"])
+        cells.setdefault(k, {}).setdefault(r["simple_read"], []).append(r)
+    out = {}
+    for k, by_s in cells.items():
+        out[k] = {}
+        for s, runs in by_s.items():
+            iops = [r["iops"] for r in runs]
+            instr = [r["instr_per_io"] for r in runs]
+            out[k][s] = {
+                "instr": med(instr), "iops": med(iops),
+                "spread": spread(instr), "n": len(runs),
+                "cpu": min(r["fio_cpu_pct"] for r in runs),
+            }
+    return out
+
+
+def workload(engine, qd):
+    return f"{engine} QD{qd}"
+
+
+def flags(*stats):
+    out = []
+    if any(st["spread"] > SPREAD_FLAG for st in stats):
+        out.append(f"spread>{SPREAD_FLAG}%")
+    if any(st["cpu"] < CPU_FLAG for st in stats):
+        out.append(f"CPU<{CPU_FLAG:.0f}%")
+    return " ".join(out)
+
+
+def icount_tables(cells, conf):
+    """Per filesystem target: instructions per I/O with each setting, the
+    difference, the cost over raw; then raw's own table."""
+    order = lambda k: (bs_bytes(k[1]),  # noqa: E731
+                       conf["ENGINES"].split().index(k[2]), k[3])
+    md = []
+    fs_targets = [t for t in conf["TARGETS"].split() if t != "raw"]
+    raw = {k[1:]: v.get(1) or v.get(0) for k, v in cells.items()
+           if k[0] == "raw"}
+    nflag = 0
+    for target in fs_targets:
+        keys = sorted((k for k in cells if k[0] == target), key=order)
+        if not keys:
+            continue
+        md += [f"### {target}", "",
+               "| size | workload | instr/IO simple=0 | instr/IO simple=1 "
+               "| 1 − 0 | 1 vs 0 | over raw 0 | over raw 1 | IOPS 0 "
+               "| IOPS 1 | spread 0 | spread 1 | fio CPU | flags |",
+               "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+               "| ---: | ---: | ---: | ---: | --- |"]
+        for k in keys:
+            c0, c1 = cells[k].get(0), cells[k].get(1)
+            rw = raw.get(k[1:])
+            have = [c for c in (c0, c1) if c]
+            fl = flags(*have)
+            nflag += bool(fl)
+
+            def num(c, f="instr"):
+                return f"{c[f]:,.0f}" if c else "-"
+
+            def over(c):
+                return f"{c['instr'] - rw['instr']:+,.0f}" if c and rw else "-"
+
+            def pct(c):
+                return f"{c['spread']:.3f}%" if c else "-"
+            diff = (f"{c1['instr'] - c0['instr']:+,.0f}" if c0 and c1
+                    else "-")
+            rel = (f"{(c1['instr'] / c0['instr'] - 1) * 100:+.2f}%"
+                   if c0 and c1 else "-")
+            md.append(
+                f"| {k[1]} | {workload(k[2], k[3])} | {num(c0)} | {num(c1)} "
+                f"| {diff} | {rel} | {over(c0)} | {over(c1)} "
+                f"| {num(c0, 'iops')} | {num(c1, 'iops')} | {pct(c0)} "
+                f"| {pct(c1)} | {min(c['cpu'] for c in have):.1f}% | {fl} |")
+        md.append("")
+    keys = sorted((k for k in cells if k[0] == "raw"), key=order)
+    if keys:
+        md += ["### raw", "",
+               "| size | workload | instr/IO | IOPS | spread | fio CPU "
+               "| flags |", "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+        for k in keys:
+            c = raw[k[1:]]
+            fl = flags(c)
+            nflag += bool(fl)
+            md.append(f"| {k[1]} | {workload(k[2], k[3])} "
+                      f"| {c['instr']:,.0f} | {c['iops']:,.0f} "
+                      f"| {c['spread']:.3f}% | {c['cpu']:.1f}% | {fl} |")
+        md.append("")
+    return md, nflag
+
+
+def icount_profiles(perf_dir, cells, conf):
+    """Per profile: the top symbols' share of the samples in each of its
+    rounds, and the mean share of the busy samples (idle ones, in
+    pv_native_safe_halt, left out: under icount the clock jumps over idle
+    time, sampling it) turned into instructions per I/O with the
+    unprofiled cell's count (io_uring at the highest QD, 4 KiB)."""
+    qd = int(conf["PEAK_QD"])
+    engine = conf.get("PROFILE_ENGINE", "io_uring")
+    md = []
+    names = sorted({p.stem.split("-p")[0] for p in perf_dir.glob("*.txt")
+                    if not p.stem.endswith("-ips")})
+    for name in names:
+        rounds = sorted(perf_dir.glob(f"{name}*.txt"))
+        rounds = [p for p in rounds if not p.stem.endswith("-ips")
+                  and (p.stem == name or p.stem.startswith(name + "-p"))]
+        shares = [perf_symbols(p) for p in rounds]
+        _, target, s = name.split("-")
+        cell = cells.get((target, "4k", engine, qd), {}).get(int(s[1:]))
+        mean = {k: statistics.mean(sh.get(k, 0) for sh in shares)
+                for k in set().union(*shares)}
+        top = sorted(mean, key=mean.get, reverse=True)[:TOP_SYMBOLS]
+        busy = 100 - mean.get(IDLE, 0)
+        head = " | ".join(f"share p{i + 1}" for i in range(len(shares)))
+        md += [f"### {name}: {engine} QD{qd} 4 KiB"
+               + (f", {cell['instr']:,.0f} instructions per I/O unprofiled"
+                  if cell else ""), "",
+               f"| symbol | {head} | instr/IO (busy share × count) |",
+               "| --- |" + " ---: |" * (len(shares) + 1)]
+        for k in top:
+            cols = " | ".join(f"{sh.get(k, 0):.2f}%" for sh in shares)
+            ipi = (f"{mean[k] / busy * cell['instr']:,.0f}"
+                   if cell and k != IDLE else "-")
+            mark = " †" if k in IRQS_OFF_SINKS else ""
+            md.append(f"| {k}{mark} | {cols} | {ipi} |")
+        md.append("")
+    md += ["† collects the samples of code that ran with interrupts off "
+           "before it (the sampling interrupt waits for the `sti`):", ""]
+    md += [f"- `{k}`: {v}" for k, v in IRQS_OFF_SINKS.items()]
+    md.append("")
+    return md
+
+
+def plot_icount(cells, conf, plots):
+    """Instructions per I/O per workload: a panel per filesystem target
+    and read size, bars simple_read=0, simple_read=1 and raw."""
+    sizes = conf["BSS"].split()
+    fs_targets = [t for t in conf["TARGETS"].split() if t != "raw"]
+    if not fs_targets:
+        return
+    panels = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for target in fs_targets:
+            for bs in sizes:
+                keys = [k for k in cells if k[0] == target and k[1] == bs]
+                keys.sort(key=lambda k: (conf["ENGINES"].split().index(k[2]),
+                                         k[3]))
+                if not keys:
+                    continue
+                dat = Path(tmp) / f"{target}-{bs}.dat"
+                with dat.open("w") as f:
+                    for k in keys:
+                        c = cells[k]
+                        rw = cells.get(("raw",) + k[1:], {})
+                        rw = rw.get(1) or rw.get(0)
+                        vals = [c[s]["instr"] if s in c else 0 for s in (0, 1)]
+                        vals.append(rw["instr"] if rw else 0)
+                        f.write(f"{k[2]}-QD{k[3]} "
+                                + " ".join(f"{v:.0f}" for v in vals) + "\n")
+                panels.append(
+                    f"set title '{target} {bs}'\nplot '{dat}' using 2:xtic(1)"
+                    " title 'simple_read=0', '' using 3 title "
+                    "'simple_read=1', '' using 4 title 'raw'")
+        if not panels:
+            return
+        gnuplot(f"set terminal pngcairo size {460 * len(sizes)},"
+                f"{340 * len(fs_targets)} font ',9' noenhanced\n"
+                f"set output '{plots}/instr-per-io.png'\n"
+                "set key below\nset grid y\nset style data histogram\n"
+                "set style histogram clustered gap 1\n"
+                "set style fill solid 0.6 border -1\nset yrange [0:*]\n"
+                "set xtics rotate by -30\nset ylabel 'instructions per I/O'\n"
+                f"set multiplot layout {len(fs_targets)},{len(sizes)} title "
+                "'guest instructions per O_DIRECT random read (icount)'\n"
+                + "\n".join(panels) + "\nunset multiplot\n")
+
+
+def icount_summary(results, share, conf, meta, rows):
+    cells = icount_cells(rows)
+    tables, nflag = icount_tables(cells, conf)
+    md = [f"# Instructions per I/O (icount): {results.name}", "",
+          f"Kernel {meta.get('guest_kernel')} (series "
+          f"{read_conf(share / 'host-meta.txt').get('series_hash')}), QEMU "
+          "TCG `-icount shift=0,sleep=off`: guest time advances 1 ns per "
+          "guest instruction and skips idle time, so on memory-backed "
+          "null_blk with irqmode=0 an I/O is pure CPU work and "
+          "instructions per I/O = guest ns of the measured phase / reads "
+          "(≈ 1e9 / IOPS; fio rounds the phase up to whole ms, so the "
+          "configured runtime is used: load_runs()). fio O_DIRECT "
+          f"randread, {meta.get('guest_pinning')}; {conf['ROUNDS']} rounds "
+          f"per setting (ABBA; raw: one setting), {conf['RAMP']} ramp + "
+          f"{conf['RUNTIME']} of guest time per run, {conf['SIZE_MB']} MiB "
+          "test file; figures are medians over the rounds.", "",
+          "Columns: *1 − 0* and *1 vs 0* compare simple_read=1 with 0; "
+          "*over raw* is the filesystem's count minus raw's (same size, "
+          "engine and QD): what the filesystem and iomap add; *spread* is "
+          "(max − min) / median over the rounds; *fio CPU* the lowest "
+          "usr+sys of the fio job over the cell's runs. Flags: "
+          f"`spread>{SPREAD_FLAG}%`; `CPU<{CPU_FLAG:.0f}%`: the submitting "
+          "vCPU was not saturated, so 1e9 / IOPS also counts time it "
+          "waited (or the other vCPU worked): that cell's count is not "
+          f"instructions per I/O. {nflag} cells flagged.", "",
+          "What it does not see: cache misses, branch mispredictions, the "
+          "real cost of atomics and of indirect calls (an instruction is "
+          "an instruction). null_blk's copy of the data is guest "
+          "instructions too, in raw and fs alike (results/README.md).", "",
+          "## Instructions per I/O", "", *tables,
+          "![instructions per I/O](plots/instr-per-io.png)", "",
+          f"## Instruction profiles (perf {meta.get('perf_event')}, a sample "
+          f"every {conf.get('PROFILE_PERIOD')} ns of guest time)", "",
+          f"{conf.get('PROFILE_ROUNDS')} profiles per setting of "
+          f"{conf.get('PROFILE_RUNTIME')} each; self share of the samples "
+          "per symbol, kernel symbols from /proc/kallsyms; the last column "
+          "spreads the unprofiled cell's count over the busy samples (a "
+          "profile covers the whole fio run, its start and exit too). "
+          "Most sampled addresses: perf/*-ips.txt.", "",
+          *icount_profiles(results / "perf", cells, conf),
+          "## Simple path taken (trace point hits of 64 reads)", "", "```",
+          (share / "path-check.txt").read_text().rstrip(), "```", ""]
+    return md, cells
+
+
 def main():
     share, results = Path(sys.argv[1]), Path(sys.argv[2])
     conf = read_conf(share / "bench.conf")
     meta = read_conf(share / "guest-meta.txt")
-    rows, peak = load_runs(share), load_peak(share)
-    for sub in ("fio", "stat", "peak", "perf"):
-        shutil.copytree(share / sub, results / sub)
+    icount = conf.get("CLOCK", "realtime") == "icount"
+    rows = load_runs(share, icount,
+                     guest_ms(conf["RUNTIME"]) if icount else None)
+    peak = load_peak(share)
+    shutil.copytree(share / "perf", results / "perf")
+    # The raw output of every run in one archive: it is large as files.
+    with tarfile.open(results / "raw.tar.xz", "w:xz") as tar:
+        for sub in ("fio", "stat", "peak"):
+            tar.add(share / sub, arcname=sub)
     (results / "plots").mkdir()
     write_csv(results / "runs.csv", rows)
-    write_csv(results / "peak.csv", peak)
+    if peak:
+        write_csv(results / "peak.csv", peak)
     shutil.copy(share / "path-check.txt", results)
 
     meta_text = "".join((share / n).read_text() for n in
                         ("host-meta.txt", "guest-meta.txt", "bench.conf"))
     (results / "metadata.txt").write_text(meta_text)
+    if icount:
+        md, cells = icount_summary(results, share, conf, meta, rows)
+        errors = (share / "errors.txt").read_text().strip()
+        if errors:
+            md += ["## Errors", "", "```", errors, "```", ""]
+        (results / "summary.md").write_text("\n".join(md))
+        plot_icount(cells, conf, results / "plots")
+        return
 
     md = [f"# simple_read A/B: {results.name}", "",
           f"Kernel {meta.get('guest_kernel')}, {meta.get('guest_vcpus')} "

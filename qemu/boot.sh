@@ -12,6 +12,10 @@
 #   GUEST_APPEND   extra kernel command line
 #   GUEST_SHARE    host directory mounted in the guest as tag "out" (9p)
 #   KERNEL_IMAGE   bzImage to boot (default: the one make kernel built)
+#   CLOCK          realtime (default) or icount: single-threaded TCG with
+#                  -icount shift=0,sleep=off, the guest clock advancing 1 ns
+#                  per guest instruction and skipping idle time (the bench's
+#                  deterministic mode; icount needs TCG and refuses MTTCG)
 # Exits non-zero when the guest panicked, hung or never finished its job.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
@@ -53,6 +57,7 @@ fi
 
 kvm_args=(-accel kvm -cpu "host,-arch-capabilities")
 tcg_args=(-accel "tcg,thread=multi" -cpu max)
+icount_args=(-accel "tcg,thread=single" -cpu max -icount "shift=0,sleep=off")
 
 # A short boot with KVM: usable only if the kernel prints its banner.
 kvm_works() {
@@ -65,10 +70,18 @@ kvm_works() {
 	grep -q 'Linux version' "$probe"
 }
 
-case "${IOMAP_ACCEL:-auto}" in
-kvm) accel_args=("${kvm_args[@]}") accel=kvm ;;
-tcg) accel_args=("${tcg_args[@]}") accel=tcg ;;
-auto)
+clock=${CLOCK:-realtime}
+case "$clock:${IOMAP_ACCEL:-auto}" in
+icount:kvm) die "CLOCK=icount needs TCG, not IOMAP_ACCEL=kvm" ;;
+icount:*)
+	accel_args=("${icount_args[@]}") accel=tcg-icount
+	# Seen once with QEMU starved on a loaded host: "IO-APIC + timer
+	# doesn't work!", a panic at boot. The check proves nothing here.
+	cmdline+=" no_timer_check"
+	;;
+realtime:kvm) accel_args=("${kvm_args[@]}") accel=kvm ;;
+realtime:tcg) accel_args=("${tcg_args[@]}") accel=tcg ;;
+realtime:auto)
 	if kvm_works; then
 		accel_args=("${kvm_args[@]}") accel=kvm
 	else
@@ -76,7 +89,8 @@ auto)
 		accel_args=("${tcg_args[@]}") accel=tcg
 	fi
 	;;
-*) die "IOMAP_ACCEL must be auto, kvm or tcg" ;;
+realtime:*) die "IOMAP_ACCEL must be auto, kvm or tcg" ;;
+*) die "CLOCK must be realtime or icount, not '$clock'" ;;
 esac
 
 echo "qemu-system-x86_64 ${accel_args[*]} ${qemu_args[*]} -append \"$cmdline\"" \

@@ -9,7 +9,8 @@
 # KERNEL_FLAVOUR=debug builds the debug kernel (qemu/debug.config on top,
 # in its own directory). KERNEL_SRC, KERNEL_BUILD and KERNEL_FRAGMENTS
 # (space-separated paths) select another tree, build directory or config,
-# for the compile-only coverage, bisect and stack builds.
+# for the compile-only coverage, bisect and stack builds; IOMAP_CCACHE
+# another ccache directory (make ladder shares the main cache's).
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "$0")/common.sh"
@@ -31,8 +32,8 @@ read -r -a fragments <<<"${KERNEL_FRAGMENTS:-$default_fragments}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(bzImage)
 jobs=${JOBS:-$(nproc)}
-mkdir -p "$build" "$CACHE_DIR/ccache" "$LOG_DIR"
-export CCACHE_DIR=$CACHE_DIR/ccache
+export CCACHE_DIR=${IOMAP_CCACHE:-$CACHE_DIR/ccache}
+mkdir -p "$build" "$CCACHE_DIR" "$LOG_DIR"
 # Hash file contents, not mtimes: a re-prepared tree must hit the cache.
 export CCACHE_COMPILERCHECK=content CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 # Make the kernel build reproducible across re-preparations of the tree.

@@ -19,7 +19,9 @@ DEBUG_BUILD_DIR=$CACHE_DIR/build-debug
 DEBUG_KERNEL=$DEBUG_BUILD_DIR/arch/x86/boot/bzImage
 IMAGE_DIR=$CACHE_DIR/images
 LOG_DIR=$CACHE_DIR/logs
-PATCH_DIR=$REPO_DIR/patches
+# The series: patches/ unless a directory with its own series file is
+# named (make ladder boots prefixes of the series that way).
+PATCH_DIR=${PATCH_DIR:-$REPO_DIR/patches}
 
 export REPO_DIR CACHE_DIR SRC_TARBALL SRC_DIR BUILD_DIR IMAGE_DIR LOG_DIR \
 	PATCH_DIR DEBUG_BUILD_DIR DEBUG_KERNEL
@@ -33,9 +35,11 @@ die() {
 	exit 1
 }
 
-# Hash of the series: the tree is re-prepared whenever it changes.
+# Hash of the series: the tree is re-prepared whenever it changes. An
+# empty series (the stock kernel) has a hash too: grep finding no patch
+# name is not an error.
 series_hash() {
 	(cd "$PATCH_DIR" && cat series &&
-		grep -v '^[[:space:]]*\(#\|$\)' series | xargs -r cat) |
+		{ grep -v '^[[:space:]]*\(#\|$\)' series || true; } | xargs -r cat) |
 		sha256sum | cut -c1-16
 }

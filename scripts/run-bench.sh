@@ -4,38 +4,80 @@
 # measured into results/<date>-<name>/ (bench/report.py). See README.md,
 # "Benchmarks".
 #
-# Settings (environment or make variables), full-mode defaults first:
+# Settings (environment or make variables). CLOCK picks the mode and its
+# defaults:
+#   CLOCK       icount (default): QEMU -icount shift=0,sleep=off, guest
+#               time = guest instructions, on null_blk: deterministic
+#               instructions per I/O. realtime: the wall-clock A/B sweep
+#               of NVMe and null_blk.
 #   QUICK=1     a smoke run of a few minutes: smaller defaults below
-#   DEVICES     "nullb nvme"           (nullb: memory-backed null_blk)
-#   TARGETS     "ext4 xfs raw"
-#   ENGINES     "libaio io_uring io_uring_poll"    (quick: io_uring;
-#               also psync: QD synchronous jobs)
-#   QDS         "1 16 64 128 256"      (quick: "1 64")
-#   ROUNDS      3 runs per setting and cell (quick: 2)
-#   RUNTIME     seconds measured per run (2)      RAMP   seconds before (1)
-#   SIZE_MB     test file size (1024; quick: 256)
+#                   icount                         realtime
+#   DEVICES     nullb                          "nullb nvme"
+#   TARGETS     "ext4 xfs raw"                 same
+#   ENGINES     "psync libaio io_uring io_uring_poll"  "libaio io_uring
+#               (psync: once, at QD 1)         io_uring_poll" (psync: QD
+#               (quick: io_uring)              synchronous jobs; quick: io_uring)
+#   QDS         "1 64" (quick: 64)             "1 16 64 128 256" (quick: "1 64")
+#   BSS         "4k 512 8k 16k" (quick: 4k)    4k         read sizes
+#   ROUNDS      2 runs per setting and cell    3 (quick: 2)
+#   RUNTIME     guest time measured per run: 500ms (fio's form: 1s, 300ms),
+#               realtime: whole seconds (2)
+#   RAMP        guest time before it: 50ms     whole seconds (1)
+#   SIZE_MB     test file size: 256            1024 (quick: 256)
 #   PIN         vCPU fio and uring-peak run on, or "none" (0)
+#   PEAK        1: the uring-peak runs         0                1
 #   PROFILE_ENGINE  the engine perf profiles, at the highest QD (io_uring)
+#   PROFILE_ROUNDS  profiles per setting: 2    1   (0: none)
+#   PROFILE_PERIOD  icount: ns (= instructions) of guest time between
+#                   samples (20000)
+#   PROFILE_RUNTIME guest time of a profiled run: 1s    RUNTIME
 #   NAME        results/<date>-NAME (full; quick: quick)
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "$0")/common.sh"
 
-if [ "${QUICK:-0}" = 1 ]; then
-	mode=quick
+CLOCK=${CLOCK:-icount}
+mode=full
+[ "${QUICK:-0}" = 1 ] && mode=quick
+case "$CLOCK:$mode" in
+icount:quick) : "${ENGINES:=io_uring}" "${QDS:=64}" "${BSS:=4k}" ;;
+realtime:quick)
 	: "${ENGINES:=io_uring}" "${QDS:=1 64}" "${ROUNDS:=2}"
 	: "${SIZE_MB:=256}"
-else
-	mode=full
-fi
-DEVICES=${DEVICES:-nullb nvme}
+	;;
+esac
+case "$CLOCK" in
+icount)
+	DEVICES=${DEVICES:-nullb}
+	ENGINES=${ENGINES:-psync libaio io_uring io_uring_poll}
+	QDS=${QDS:-1 64}
+	BSS=${BSS:-4k 512 8k 16k}
+	ROUNDS=${ROUNDS:-2}
+	RUNTIME=${RUNTIME:-500ms}
+	RAMP=${RAMP:-50ms}
+	SIZE_MB=${SIZE_MB:-256}
+	PEAK=${PEAK:-0}
+	PROFILE_ROUNDS=${PROFILE_ROUNDS:-2}
+	PROFILE_PERIOD=${PROFILE_PERIOD:-20000}
+	PROFILE_RUNTIME=${PROFILE_RUNTIME:-1s}
+	;;
+realtime)
+	DEVICES=${DEVICES:-nullb nvme}
+	ENGINES=${ENGINES:-libaio io_uring io_uring_poll}
+	QDS=${QDS:-1 16 64 128 256}
+	BSS=${BSS:-4k}
+	ROUNDS=${ROUNDS:-3}
+	RUNTIME=${RUNTIME:-2}
+	RAMP=${RAMP:-1}
+	SIZE_MB=${SIZE_MB:-1024}
+	PEAK=${PEAK:-1}
+	PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
+	PROFILE_PERIOD=
+	PROFILE_RUNTIME=${PROFILE_RUNTIME:-$RUNTIME}
+	;;
+*) die "CLOCK must be icount or realtime, not '$CLOCK'" ;;
+esac
 TARGETS=${TARGETS:-ext4 xfs raw}
-ENGINES=${ENGINES:-libaio io_uring io_uring_poll}
-QDS=${QDS:-1 16 64 128 256}
-ROUNDS=${ROUNDS:-3}
-RUNTIME=${RUNTIME:-2}
-RAMP=${RAMP:-1}
-SIZE_MB=${SIZE_MB:-1024}
 PIN=${PIN:-0}
 NAME=${NAME:-$mode}
 GUEST_CPUS=${GUEST_CPUS:-2}
@@ -64,6 +106,26 @@ check_int() {
 	fi
 }
 
+# check_time WHAT VALUE: a guest time in fio's form (1s, 300ms, 2 = 2s)
+# under icount, where a guest second costs several host seconds; whole
+# seconds (at least 1) in realtime mode.
+check_time() {
+	if [ "$CLOCK" = realtime ]; then
+		check_int "$1" "$2" 1
+	elif ! [[ $2 =~ ^[0-9]+(s|ms)?$ ]] || [[ $2 =~ ^0+(s|ms)?$ ]]; then
+		die "$1 must be a guest time such as 1s or 300ms, not '$2'"
+	fi
+}
+
+# ms TIME: a time of check_time's form in milliseconds.
+ms() {
+	case "$1" in
+	*ms) echo "${1%ms}" ;;
+	*s) echo $((${1%s} * 1000)) ;;
+	*) echo $(($1 * 1000)) ;;
+	esac
+}
+
 check_words DEVICES "$DEVICES" nullb nvme
 check_words TARGETS "$TARGETS" ext4 xfs raw
 check_words ENGINES "$ENGINES" libaio io_uring io_uring_poll psync
@@ -75,11 +137,26 @@ for qd in $QDS; do
 	check_int "each of QDS" "$qd" 1
 	[ "$qd" -le 1024 ] || die "QDS: $qd is deeper than the devices' 1024 tags"
 done
+check_some BSS "$BSS"
+min_bs=4096
+for bs in $BSS; do
+	[[ $bs =~ ^[0-9]+k?$ ]] || die "BSS: '$bs' is not a size such as 512 or 4k"
+	b=${bs%k}
+	[ "$b" = "$bs" ] || b=$((b * 1024))
+	if [ $((b % 512)) -ne 0 ] || [ "$b" -eq 0 ] || [ "$b" -gt 1048576 ]; then
+		die "BSS: $bs is not a multiple of 512 up to 1024k"
+	fi
+	[ "$b" -lt "$min_bs" ] && min_bs=$b
+done
 check_int ROUNDS "$ROUNDS" 1
-# One second at least for fio to start inside the ramp: the CPU window
-# begins RAMP seconds after fio does (bench/run-guest.sh).
-check_int RAMP "$RAMP" 1
-check_int RUNTIME "$RUNTIME" 1
+# Realtime: one second at least for fio to start inside the ramp: the CPU
+# window begins RAMP seconds after fio does (bench/run-guest.sh).
+check_time RAMP "$RAMP"
+check_time RUNTIME "$RUNTIME"
+check_time PROFILE_RUNTIME "$PROFILE_RUNTIME"
+check_int PROFILE_ROUNDS "$PROFILE_ROUNDS" 0
+[ "$CLOCK" = realtime ] || check_int PROFILE_PERIOD "$PROFILE_PERIOD" 1000
+[[ $PEAK =~ ^[01]$ ]] || die "PEAK must be 0 or 1, not '$PEAK'"
 check_int SIZE_MB "$SIZE_MB" 16
 [ "$PIN" = none ] || check_int PIN "$PIN" 0
 [ "$PIN" = none ] || [ "$PIN" -lt "$GUEST_CPUS" ] ||
@@ -87,7 +164,8 @@ check_int SIZE_MB "$SIZE_MB" 16
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
 
-results=$REPO_DIR/results/$(date +%F)-$NAME
+# RESULTS names the folder itself (make ladder puts its steps in one).
+results=${RESULTS:-$REPO_DIR/results/$(date +%F)-$NAME}
 [ ! -e "$results" ] ||
 	die "$results exists: pick another NAME or remove it"
 
@@ -100,10 +178,14 @@ done
 # device holds one filesystem at a time, so twice the test file bounds it,
 # and the guest gets that on top of its usual memory.
 nullb_gb=$(((2 * SIZE_MB + 1023) / 1024))
-export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G}
+nullb_devs=1
+[ "$min_bs" -ge 4096 ] || nullb_devs=2
+export GUEST_MEM=${GUEST_MEM:-$((nullb_devs * nullb_gb + 3))G}
 export GUEST_CPUS
 # irqmode=0 completes in the submitting context, the cheapest a device can
 # be; the tags cover the deepest QD; poll queues serve io_uring --hipri.
+# Reads below 4 KiB run on a second device with 512-byte blocks that the
+# guest makes through configfs (bench/run-guest.sh), with memory above.
 nullb_params=(
 	nr_devices=1 queue_mode=2 memory_backed=1 "gb=$nullb_gb" bs=4096
 	irqmode=0 "submit_queues=$GUEST_CPUS" poll_queues=2 hw_queue_depth=1024
@@ -112,13 +194,33 @@ export GUEST_APPEND="${GUEST_APPEND:-} ${nullb_params[*]/#/null_blk.}"
 
 # Measured under TCG: every run costs RAMP+RUNTIME and about 1 s of fio
 # start-up and exit; a target adds about 30 s (test file, the path check,
-# the profiles). The timeout is twice that and 15 min, so that only a hung
-# guest reaches it.
+# the profiles). Under icount a guest second costs about host_per_guest_s
+# host seconds and fio's start and exit about fio_start (measured here:
+# results/README.md). The timeout is twice that and 15 min, so that only
+# a hung guest reaches it.
 targets=$(($(wc -w <<<"$DEVICES") * $(wc -w <<<"$TARGETS")))
-runs=$((targets * ($(wc -w <<<"$ENGINES") * $(wc -w <<<"$QDS") + 1) * \
-	2 * ROUNDS))
-est=$((runs * (RAMP + RUNTIME + 1) + targets * 30))
+cells=0
+for engine in $ENGINES; do
+	if [ "$CLOCK" = icount ] && [ "$engine" = psync ]; then
+		cells=$((cells + 1))
+	else
+		cells=$((cells + $(wc -w <<<"$QDS")))
+	fi
+done
+cells=$((cells * $(wc -w <<<"$BSS")))
+if [ "$CLOCK" = icount ]; then
+	host_per_guest_s=8 fio_start=2
+	runs=$((targets * cells * 2 * ROUNDS))
+	profiles=$((targets * 2 * PROFILE_ROUNDS))
+	est=$((runs * (host_per_guest_s * ($(ms "$RAMP") + $(ms "$RUNTIME")) / \
+		1000 + fio_start) + profiles * (host_per_guest_s * \
+		$(ms "$PROFILE_RUNTIME") / 1000 + 5) + targets * 40))
+else
+	runs=$((targets * (cells + PEAK) * 2 * ROUNDS))
+	est=$((runs * (RAMP + RUNTIME + 1) + targets * 30))
+fi
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((2 * est + 900))}
+export CLOCK
 
 share=$CACHE_DIR/bench-share
 rm -rf "$share"
@@ -126,8 +228,10 @@ mkdir -p "$share"
 cat >"$share/bench.conf" <<EOF
 DEVICES="$DEVICES"
 TARGETS="$TARGETS"
+CLOCK=$CLOCK
 ENGINES="$ENGINES"
 QDS="$QDS"
+BSS="$BSS"
 ROUNDS=$ROUNDS
 RUNTIME=$RUNTIME
 RAMP=$RAMP
@@ -135,6 +239,10 @@ SIZE_MB=$SIZE_MB
 PIN=$PIN
 PEAK_QD=$max_qd
 PROFILE_ENGINE=$PROFILE_ENGINE
+PROFILE_ROUNDS=$PROFILE_ROUNDS
+PROFILE_PERIOD=$PROFILE_PERIOD
+PROFILE_RUNTIME=$PROFILE_RUNTIME
+PEAK=$PEAK
 EOF
 
 logname=bench-$NAME
@@ -143,15 +251,17 @@ started=$(date -Iseconds)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # What boots, taken now: patches/ may change while a long run goes on.
 series_booted=$(series_hash)
+# KERNEL_SERIES: the series hash a saved KERNEL_IMAGE was built from.
 [ "$KERNEL_IMAGE" = "$BUILT_KERNEL" ] ||
-	series_booted="not the built kernel: KERNEL_IMAGE=$KERNEL_IMAGE"
+	series_booted=${KERNEL_SERIES:-"not the built kernel: KERNEL_IMAGE=$KERNEL_IMAGE"}
 bzimage_booted=$(sha256sum "$KERNEL_IMAGE" | cut -c1-16)
-log "bench $NAME: $runs runs, ~$((est / 60)) min of guest time estimated"
+log "bench $NAME ($CLOCK): $runs runs, ~$((est / 60)) min estimated"
 GUEST_SHARE=$share "$REPO_DIR/qemu/boot.sh" bench "$logname"
 [ -f "$share/guest-meta.txt" ] ||
 	die "the guest wrote nothing to $share; console log: $LOG_DIR/$logname.log"
 
 cat >"$share/host-meta.txt" <<EOF
+clock=$CLOCK
 mode=$mode
 started=$started
 finished=$(date -Iseconds)
