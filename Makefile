@@ -24,8 +24,9 @@ kernel-debug: tree
 initramfs: deps
 	@$(SCRIPTS)/build-initramfs.sh
 
-# The kernels the suite boots: lean (the bench's) and/or debug.
-TEST_KERNELS ?= lean
+# The kernels the suite boots: debug by default (what CI runs), lean (the
+# kernel the bench boots) with TEST_KERNELS=lean, both with "lean debug".
+TEST_KERNELS ?= debug
 export TEST_KERNELS
 test: $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 	$(if $(filter debug,$(TEST_KERNELS)),kernel-debug) initramfs

@@ -4,7 +4,7 @@
 # closing line "N passed, N failed" over all of them. Exits non-zero when
 # any test failed or a guest did not finish.
 #
-# TEST_KERNELS picks the kernels (default "lean"): lean is the
+# TEST_KERNELS picks the kernels (default "debug"): lean is the
 # guest.config kernel the bench also boots (KERNEL_IMAGE overrides it),
 # debug the one with guest.config + debug.config (lockdep, KASAN,
 # sleep-in-atomic, list and object debugging), on which any report fails.
@@ -23,7 +23,7 @@ if [ -n "${TESTS:-}" ]; then
 fi
 
 passed=0 failed=0
-for kernel in ${TEST_KERNELS:-lean}; do
+for kernel in ${TEST_KERNELS:-debug}; do
 	case "$kernel" in
 	lean) image=$KERNEL_IMAGE name=test timeout=2400 ;;
 	debug) image=$DEBUG_KERNEL name=test-debug timeout=4800 ;;
