@@ -66,6 +66,16 @@ drop_caches() {
 # The tracefs mount, for the iomap_dio_simple_read trace point.
 TRACING=/sys/kernel/tracing
 
+# expect_hits N: the simple path's hits for N reads it qualifies for: N when
+# /sys/kernel/iomap/simple_read is 1, else 0.
+expect_hits() {
+	if [ "$(cat /sys/kernel/iomap/simple_read)" = 1 ]; then
+		echo "$1"
+	else
+		echo 0
+	fi
+}
+
 # hits NAME WANT COMMAND...: run COMMAND (a dio-check read, which verifies
 # its data) with the trace buffer cleared; pass when it succeeds and the
 # simple path served exactly WANT reads meanwhile.

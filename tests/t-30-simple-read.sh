@@ -13,11 +13,6 @@ ENGINES="psync libaio uring uring-poll"
 # The second NVMe disk carries the dm-dust device of the error tests.
 DUST_DISK=/dev/nvme1n1
 
-# expect_hits N: N when the path is on, else 0.
-expect_hits() {
-	if [ "$(cat $SIMPLE)" = 1 ]; then echo "$1"; else echo 0; fi
-}
-
 # --- the switch ---
 check_eq "simple_read defaults to 1" "$(cat $SIMPLE 2>&1)" 1
 for bad in 2 -1 abc 10 ""; do

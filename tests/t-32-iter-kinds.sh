@@ -21,10 +21,6 @@ ik_warnings() {
 	dmesg | grep -c 'WARNING:'
 }
 
-ik_hits() {
-	if [ "$(cat $IK_SIMPLE)" = 1 ]; then echo "$1"; else echo 0; fi
-}
-
 echo 1 >/sys/kernel/tracing/events/iomap/iomap_dio_simple_read/enable
 ik_warn_before=$(ik_warnings)
 for fs in ext4 xfs; do
@@ -41,11 +37,11 @@ for fs in ext4 xfs; do
 			# XFS clones a block-aligned copy_file_range instead
 			# of reading it; a 512-byte one it copies by reading.
 			[ $fs = xfs ] && [ "$e" = cfr ] && ik_want=0
-			hits "$on $e 4k reads" "$(ik_hits $ik_want)" \
+			hits "$on $e 4k reads" "$(expect_hits $ik_want)" \
 				dio-check read $f 8192 4096 "$e" pattern:$IK_SEED 8
 			# Two segments need at least 1 KiB.
 			[ "$e" = readv2 ] && continue
-			hits "$on $e 512b reads" "$(ik_hits 8)" \
+			hits "$on $e 512b reads" "$(expect_hits 8)" \
 				dio-check read $f 66048 512 "$e" pattern:$IK_SEED 8
 		done
 		hits "$on readv2 8k reads take the normal path" 0 \

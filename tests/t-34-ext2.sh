@@ -24,15 +24,13 @@ for drv in ext2 ext4; do
 	drop_caches
 	for s in 1 0; do
 		echo $s >$E2_SIMPLE
-		e2_want=8
-		[ $s = 0 ] && e2_want=0
 		on="$drv ext2 simple_read=$s"
 		for e in psync libaio uring; do
-			hits "$on $e 4k reads" $e2_want \
+			hits "$on $e 4k reads" "$(expect_hits 8)" \
 				dio-check read $f 61440 4096 $e pattern:$E2_SEED 8
-			hits "$on $e 512b reads" $e2_want \
+			hits "$on $e 512b reads" "$(expect_hits 8)" \
 				dio-check read $f 66048 512 $e pattern:$E2_SEED 8
-			hits "$on $e hole reads zero" $e2_want \
+			hits "$on $e hole reads zero" "$(expect_hits 8)" \
 				dio-check read $E2_MNT/sparse 65536 4096 $e zero 8
 			hits "$on $e 8k reads take the normal path" 0 \
 				dio-check read $f 8192 8192 $e pattern:$E2_SEED 4

@@ -57,10 +57,8 @@ nw_main() {
 		check "$fs nowait fill" dio-check fill $f 0 65536 $NW_SEED
 		for s in 1 0; do
 			echo $s >$NW_SIMPLE
-			nw_want=8
-			[ $s = 0 ] && nw_want=0
 			for e in nowait uring-nowait; do
-				hits "$fs simple_read=$s $e 4k reads, tag free" $nw_want \
+				hits "$fs simple_read=$s $e 4k reads, tag free" "$(expect_hits 8)" \
 					dio-check read $f 8192 4096 $e pattern:$NW_SEED 8
 			done
 		done
