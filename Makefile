@@ -2,10 +2,10 @@
 # in QEMU and test or measure it. See README.md.
 
 SHELL := /bin/bash
-SCRIPTS := scripts
+SCRIPTS := host
 
 .PHONY: all deps tree kernel kernel-debug initramfs test bench ladder check \
-	stack-check bisect-check shell clean
+	stack-check bisect-check am-check export shell clean
 
 all: test
 
@@ -35,12 +35,13 @@ test: $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 bench: kernel initramfs
 	@$(SCRIPTS)/run-bench.sh
 
-# Builds its own trees (scripts/ladder.sh), so only the initramfs first.
+# Builds its own trees (host/ladder.sh), so only the initramfs first.
 ladder: initramfs
 	@$(SCRIPTS)/ladder.sh
 
 check: tree
 	@$(SCRIPTS)/checkpatch.sh
+	@$(SCRIPTS)/am-check.sh
 	@$(SCRIPTS)/stack-check.sh
 
 stack-check: tree
@@ -49,8 +50,15 @@ stack-check: tree
 bisect-check: tree
 	@$(SCRIPTS)/bisect-check.sh
 
+am-check:
+	@$(SCRIPTS)/am-check.sh
+
+# Rewrite patches/ from the development tree's topic branches.
+export:
+	@$(SCRIPTS)/export-patches.sh
+
 shell: kernel initramfs
-	@qemu/boot.sh shell
+	@host/boot.sh shell
 
 clean:
 	@. $(SCRIPTS)/common.sh && rm -rf "$$BUILD_DIR" "$$LOG_DIR" "$$IMAGE_DIR"

@@ -1,0 +1,479 @@
+# shellcheck shell=sh
+# The bench, run inside the guest by /init (iomap.run=bench). The host's
+# host/run-bench.sh exports a directory over 9p (tag "out") holding
+# bench.conf, which this script sources; everything measured goes back
+# there raw, and the host turns it into results/ (host/report/report.py).
+#
+# For each device, target (ext4, xfs, raw), read size, fio engine and
+# queue depth, a "cell" runs fio ROUNDS times with
+# /sys/kernel/iomap/simple_read=0 and ROUNDS times with 1, interleaved ABBA
+# (0,1,1,0,0,1,...), so that slow drift of the host (TCG on a shared
+# machine) hits both settings alike. Then, on the same file, the uring-peak
+# tool the same way (PEAK=1), and for ext4 and xfs a perf profile with each
+# setting at the highest queue depth.
+#
+# CLOCK=icount (QEMU -icount shift=0,sleep=off): guest time is guest
+# instructions, so a run is measured by fio alone (no /proc/stat window,
+# whose snapshots would run on the other vCPU and add to the clock), raw
+# runs once per round (simple_read cannot change it), psync once, at QD 1
+# (more jobs on the one pinned vCPU only take turns), and the profiles
+# sample every PROFILE_PERIOD ns of guest time, i.e. every PROFILE_PERIOD
+# instructions, PROFILE_ROUNDS times each, raw included.
+
+OUT=/out
+SIMPLE=/sys/kernel/iomap/simple_read
+TRACE=/sys/kernel/tracing
+MNT=/mnt/bench
+
+mkdir -p $OUT $MNT
+if ! mount -t 9p -o trans=virtio,version=9p2000.L out $OUT; then
+	echo "[bench] cannot mount the 9p share: boot with GUEST_SHARE"
+	exit 1
+fi
+# shellcheck source=/dev/null
+. $OUT/bench.conf
+mkdir -p $OUT/fio $OUT/stat $OUT/peak $OUT/perf
+: "${CLOCK:=realtime}" "${BSS:=4k}" "${PEAK:=1}"
+: "${PROFILE_ROUNDS:=1}" "${PROFILE_PERIOD:=}" "${PROFILE_RUNTIME:=$RUNTIME}"
+# A kernel without the switch (stock 6.12, or the series before the
+# simple path) has only the normal path: it runs as simple_read=0.
+HAVE_SIMPLE=1
+[ -w $SIMPLE ] || HAVE_SIMPLE=0
+
+# set_simple 0|1: the setting of the next runs.
+set_simple() {
+	[ "$HAVE_SIMPLE" = 0 ] || echo "$1" >$SIMPLE
+}
+: >$OUT/errors.txt
+: >$OUT/path-check.txt
+
+# Failures are recorded and the run goes on, so that one broken cell does
+# not cost the others; the host fails the run when errors.txt is not empty.
+error() {
+	echo "[bench] ERROR $*"
+	echo "$*" >>$OUT/errors.txt
+}
+
+count() {
+	echo $#
+}
+
+dev_name() {
+	case "$1" in
+	nvme) echo nvme1n1 ;;
+	nullb) echo nullb0 ;;
+	esac
+}
+
+# fio and uring-peak run on one vCPU unless PIN=none, as the upstream
+# numbers were taken under taskset.
+# perf then samples that vCPU alone, not the other one idling.
+if [ "$PIN" = none ]; then
+	fio_pin=
+	taskset_pin=
+	perf_cpus=-a
+else
+	fio_pin=--cpus_allowed=$PIN
+	taskset_pin="taskset -c $PIN"
+	perf_cpus="-C $PIN"
+fi
+
+# The system-wide CPU window of a run starts RAMP seconds after fio starts
+# (fio's start-up and its ramp overlap that wait) and ends half a second
+# before the run does, so it lies in the steady part of the run.
+WINDOW=$(awk -v r="$RUNTIME" 'BEGIN { print r - 0.5 }')
+
+# snap DEVNAME: the aggregate cpu line of /proc/stat and the device's line
+# of /proc/diskstats, one end of the system-wide CPU-per-I/O window.
+snap() {
+	head -n 1 /proc/stat
+	awk -v d="$1" '$3 == d' /proc/diskstats
+}
+
+# order ROUND: the simple_read settings of one round, ABBA over rounds.
+order() {
+	if [ $(($1 % 2)) -eq 1 ]; then echo "0 1"; else echo "1 0"; fi
+}
+
+# bytes SIZE: a read size such as 4k or 512 in bytes.
+bytes() {
+	case "$1" in
+	*k) echo $((${1%k} * 1024)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# fio_job FILE ENGINE QD RUNTIME [BS]: the fio options of one O_DIRECT
+# random-read run of BS (4k) reads (the measured runs and the profiled
+# ones alike). psync has one read in flight per job, so its QD is a number
+# of jobs.
+fio_job() {
+	echo --name=randread --filename="$1" --rw=randread --bs="${5:-4k}" \
+		--direct=1 --size="${SIZE_MB}M" --iodepth="$3" --time_based \
+		--runtime="$4" --ramp_time="$RAMP" --norandommap \
+		--randrepeat=0 --lat_percentiles=1 "$fio_pin"
+	case "$2" in
+	libaio) echo --ioengine=libaio ;;
+	io_uring) echo --ioengine=io_uring ;;
+	io_uring_poll) echo --ioengine=io_uring --hipri ;;
+	psync) echo --ioengine=psync --numjobs="$3" --group_reporting ;;
+	esac
+}
+
+# run_fio TAG ENGINE QD BS: one measured run on $file; its JSON goes to
+# fio/TAG.json, the /proc/stat and diskstats snapshots to stat/TAG
+# (realtime only).
+run_fio() {
+	tag=$1
+	if [ "$CLOCK" = icount ]; then
+		# shellcheck disable=SC2046 # fio_job prints a list of words
+		fio $(fio_job "$file" "$2" "$3" "$RUNTIME" "$4") \
+			--output-format=json --output="$OUT/fio/$tag.json" \
+			>/dev/null 2>/tmp/fio.err ||
+			error "fio $tag: $(tail -n 2 /tmp/fio.err | tr '\n' ' ')"
+		return
+	fi
+	# shellcheck disable=SC2046 # fio_job prints a list of words
+	fio $(fio_job "$file" "$2" "$3" "$RUNTIME" "$4") --output-format=json \
+		--output="$OUT/fio/$tag.json" >/dev/null 2>/tmp/fio.err &
+	pid=$!
+	sleep "$RAMP"
+	snap "$devname" >"$OUT/stat/$tag"
+	sleep "$WINDOW"
+	echo --- >>"$OUT/stat/$tag"
+	snap "$devname" >>"$OUT/stat/$tag"
+	if ! wait $pid; then
+		error "fio $tag: $(tail -n 2 /tmp/fio.err | tr '\n' ' ')"
+		rm -f "$OUT/fio/$tag.json" "$OUT/stat/$tag"
+	fi
+}
+
+# prepare TARGET: a fresh filesystem with a preallocated, fully written
+# test file of SIZE_MB (or, raw, the device's first SIZE_MB written), once
+# per target and device; sets $file.
+prepare() {
+	umount $MNT 2>/dev/null
+	case "$1" in
+	raw) file=$dev ;;
+	# Inode tables and journal initialised now: ext4lazyinit would
+	# otherwise write them in the background during the measurements.
+	ext4) mkfs.ext4 -q -F -b 4096 \
+		-E lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
+	xfs) mkfs.xfs -q -f -b size=4096 "$dev" ;;
+	esac || return 1
+	if [ "$1" != raw ]; then
+		mount -t "$1" -o noatime "$dev" $MNT || return 1
+		file=$MNT/testfile
+	fi
+	fio --name=fill --filename="$file" --rw=write --bs=1M --direct=1 \
+		--size="${SIZE_MB}M" --ioengine=libaio --iodepth=8 >/dev/null &&
+		sync
+}
+
+# path_check SIZES: count, with the iomap_dio_simple_read trace point, how
+# many of 64 reads of each size the simple path served with each setting: the
+# A/B is real only if that is 64 with simple_read=1 and 0 with 0 for reads
+# of at most the filesystems' 4 KiB block, and 0 both ways for larger ones
+# and on raw.
+path_check() {
+	if [ "$HAVE_SIMPLE" = 0 ]; then
+		echo "$label: no $SIMPLE in this kernel: the normal path only" \
+			>>$OUT/path-check.txt
+		return
+	fi
+	echo 1 >$TRACE/events/iomap/iomap_dio_simple_read/enable
+	for bs in $1; do
+		for s in 0 1; do
+			echo $s >$SIMPLE
+			echo >$TRACE/trace
+			echo 1 >$TRACE/tracing_on
+			fio --name=check --filename="$file" --rw=randread \
+				--bs="$bs" --direct=1 --size="${SIZE_MB}M" \
+				--ioengine=psync --number_ios=64 >/dev/null
+			echo 0 >$TRACE/tracing_on
+			hits=$(grep -c 'iomap_dio_simple_read:' $TRACE/trace)
+			echo "$label bs=$bs simple_read=$s hits=$hits reads=64" \
+				>>$OUT/path-check.txt
+			want=0
+			[ "$s" = 1 ] && [ "$target" != raw ] &&
+				[ "$(bytes "$bs")" -le 4096 ] && want=64
+			[ "$hits" = $want ] || error "$label bs=$bs simple_read=$s:" \
+				"the simple path served $hits of 64 reads, want $want"
+		done
+	done
+	echo 0 >$TRACE/events/iomap/iomap_dio_simple_read/enable
+}
+
+# settings ROUND: the simple_read values of one round of a cell: ABBA over
+# rounds, and under icount on raw only the one (the switch cannot change
+# a raw read, and the count does not drift); 0 only without the switch.
+settings() {
+	if [ "$HAVE_SIMPLE" = 0 ]; then
+		echo 0
+	elif [ "$CLOCK" = icount ] && [ "$target" = raw ]; then
+		echo 1
+	else
+		order "$1"
+	fi
+}
+
+progress() {
+	cell=$((cell + 1))
+	elapsed=$(($(date +%s) - start))
+	echo "[bench] cell $cell/$ncells $1 elapsed ${elapsed}s," \
+		"~$((elapsed * (ncells - cell) / cell))s left"
+}
+
+# peak: uring-peak at the highest queue depth, polled where the device
+# has poll queues, ROUNDS times per setting, ABBA.
+peak() {
+	poll=
+	[ "$(cat /sys/block/"$devname"/queue/io_poll)" = 1 ] && poll=-p
+	batch=$((PEAK_QD < 32 ? PEAK_QD : 32))
+	for r in $(seq 1 "$ROUNDS"); do
+		for s in $(order "$r"); do
+			set_simple "$s"
+			tag=$label-s$s-r$r
+			# shellcheck disable=SC2086 # optional words
+			$taskset_pin uring-peak -d "$PEAK_QD" -b $batch \
+				-t "$RUNTIME" -s $((SIZE_MB * 1048576)) $poll \
+				"$file" >"$OUT/peak/$tag.txt" 2>&1 ||
+				error "uring-peak $tag: $(cat "$OUT/peak/$tag.txt")"
+		done
+	done
+}
+
+# ms TIME: a guest time such as 500ms or 1s in milliseconds.
+ms() {
+	case "$1" in
+	*ms) echo "${1%ms}" ;;
+	*s) echo $((${1%s} * 1000)) ;;
+	*) echo $(($1 * 1000)) ;;
+	esac
+}
+
+# profile_window NAME: icount: the steady part only. fio runs
+# PROFILE_RUNTIME and 300 ms more; perf samples the pinned vCPU for
+# PROFILE_RUNTIME, starting RAMP and 100 ms after fio does (guest time,
+# that is fio's own instructions), so fio's start, ramp and exit stay out.
+profile_window() {
+	prof_ms=$(ms "$PROFILE_RUNTIME")
+	# shellcheck disable=SC2046 # fio_job prints a list of words
+	fio $(fio_job "$file" "$PROFILE_ENGINE" "$PEAK_QD" \
+		"$((prof_ms + 300))ms") >/dev/null 2>/tmp/fio.err &
+	fpid=$!
+	sleep "$(awk -v m=$(($(ms "$RAMP") + 100)) 'BEGIN { print m / 1000 }')"
+	# shellcheck disable=SC2086 # lists of words
+	perf record -q $perf_cpus $sampling -e "$PERF_EVENT" -o /tmp/perf.data \
+		-- sleep "$(awk -v m="$prof_ms" 'BEGIN { print m / 1000 }')" \
+		>/dev/null 2>/tmp/perf.err ||
+		error "perf record $1: $(tail -n 2 /tmp/perf.err)"
+	wait $fpid || error "fio under perf $1: $(tail -n 2 /tmp/fio.err)"
+}
+
+# profile: perf record of PROFILE_ENGINE 4 KiB reads at the highest queue
+# depth with each setting (raw: once); the report lists the top symbols,
+# kernel ones resolved from /proc/kallsyms. Realtime: -g at 1000 Hz, one
+# profile per setting, the whole fio run. icount: the steady part only
+# (profile_window), no call chains, a sample every
+# PROFILE_PERIOD ns of guest time (= instructions), PROFILE_ROUNDS profiles
+# per setting (perf/LABEL-sS.txt, then -sS-p2.txt, ...), and the most
+# sampled instruction addresses of each (perf/LABEL-sS-ips.txt), so that
+# the host can check which symbol each really belongs to.
+profile() {
+	if [ "$CLOCK" = icount ]; then
+		sampling="-c $PROFILE_PERIOD"
+	else
+		sampling="-g -F 1000"
+	fi
+	for s in $(if [ "$HAVE_SIMPLE" = 0 ]; then echo 0; elif
+		[ "$target" = raw ]; then echo 1; else echo 0 1; fi); do
+		set_simple "$s"
+		for p in $(seq 1 "$PROFILE_ROUNDS"); do
+			name=$label-s$s
+			[ "$p" = 1 ] || name=$name-p$p
+			if [ "$CLOCK" = icount ]; then
+				profile_window "$name"
+			else
+				# shellcheck disable=SC2046,SC2086 # lists of words
+				perf record -q $perf_cpus $sampling -e "$PERF_EVENT" \
+					-o /tmp/perf.data -- fio $(fio_job "$file" \
+					"$PROFILE_ENGINE" "$PEAK_QD" "$PROFILE_RUNTIME") \
+					>/dev/null 2>/tmp/perf.err ||
+					error "perf record $name: $(tail -n 2 /tmp/perf.err)"
+			fi
+			# cut: the symbol column is as wide as the longest name.
+			if perf report -i /tmp/perf.data --stdio --no-children \
+				--sort sym -g none --percent-limit 0.2 \
+				>/tmp/perf.txt 2>/tmp/perf.err; then
+				cut -c1-100 /tmp/perf.txt >"$OUT/perf/$name.txt"
+			else
+				error "perf report $name: $(tail -n 2 /tmp/perf.err)"
+			fi
+			if [ "$CLOCK" = icount ]; then
+				perf script -i /tmp/perf.data -F ip,sym 2>/dev/null |
+					sort | uniq -c | sort -rn | head -n 40 \
+					>"$OUT/perf/$name-ips.txt"
+			fi
+			rm -f /tmp/perf.data
+		done
+	done
+}
+
+# Kernel symbols for perf, and samples of the kernel for everyone.
+echo 0 >/proc/sys/kernel/kptr_restrict
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+# Under TCG there is no PMU and perf silently samples cpu-clock instead of
+# cycles: take the event name from what a probe recording really used.
+perf record -q -e cycles -o /tmp/probe.data true >/dev/null 2>&1
+PERF_EVENT=$(perf evlist -i /tmp/probe.data 2>/dev/null)
+PERF_EVENT=${PERF_EVENT:-cpu-clock}
+rm -f /tmp/probe.data
+
+{
+	echo "clock=$CLOCK"
+	echo "simple_read_switch=$HAVE_SIMPLE"
+	echo "guest_kernel=$(uname -r)"
+	echo "guest_kernel_build=$(uname -v)"
+	echo "guest_vcpus=$(nproc)"
+	echo "guest_cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2)"
+	echo "fio_version=$(fio --version)"
+	echo "perf_event=$PERF_EVENT"
+	if [ "$PIN" = none ]; then
+		echo "guest_pinning=none: fio and uring-peak float over all vCPUs, perf -a"
+	else
+		echo "guest_pinning=fio cpus_allowed=$PIN, uring-peak taskset -c $PIN, perf -C $PIN"
+	fi
+	echo "guest_cmdline=$(cat /proc/cmdline)"
+	for p in /sys/module/null_blk/parameters/*; do
+		echo "null_blk.${p##*/}=$(cat "$p")"
+	done
+	echo "nvme.poll_queues=$(cat /sys/module/nvme/parameters/poll_queues)"
+} >$OUT/guest-meta.txt
+
+# qds ENGINE: the queue depths ENGINE runs at: QDS, but under icount
+# psync runs once, at QD 1, whatever QDS says.
+qds() {
+	if [ "$CLOCK" = icount ] && [ "$1" = psync ]; then
+		echo 1
+	else
+		echo "$QDS"
+	fi
+}
+
+# shellcheck disable=SC2046,SC2086 # the lists split into words on purpose
+{
+	per_target=0
+	for engine in $ENGINES; do
+		per_target=$((per_target + $(count $(qds "$engine"))))
+	done
+	per_target=$((per_target * $(count $BSS)))
+	per_device=$((per_target * $(count $TARGETS)))
+	ncells=$((per_device * $(count $DEVICES)))
+}
+start=$(date +%s)
+cell=0
+echo "[bench] $ncells cells ($CLOCK): devices $DEVICES, targets $TARGETS," \
+	"sizes $BSS, engines $ENGINES, QD $QDS, $ROUNDS rounds of" \
+	"${RAMP}+${RUNTIME}"
+
+# null_blk's device for reads smaller than 4 KiB: nullb0 has a 4 KiB
+# logical block (null_blk copies a read one logical block at a time, so a
+# 512-byte block would make a 4 KiB read cost 8 lookups and copies); reads
+# of 512 bytes need a 512-byte block, so they get nullb1, made here through
+# configfs with nullb0's other parameters.
+nullb512() {
+	c=/sys/kernel/config/nullb/nullb1
+	[ -d $c ] && return 0
+	mount -t configfs none /sys/kernel/config 2>/dev/null
+	mkdir $c || return 1
+	for kv in blocksize=512 memory_backed=1 queue_mode=2 irqmode=0 \
+		"size=$(($(cat /sys/module/null_blk/parameters/gb) * 1024))" \
+		"submit_queues=$(cat /sys/module/null_blk/parameters/submit_queues)" \
+		"poll_queues=$(cat /sys/module/null_blk/parameters/poll_queues)" \
+		"hw_queue_depth=$(cat /sys/module/null_blk/parameters/hw_queue_depth)" \
+		power=1; do
+		echo "${kv#*=}" >"$c/${kv%%=*}" || return 1
+	done
+	echo "nullb1=configfs: $(for a in blocksize memory_backed queue_mode \
+		irqmode size submit_queues poll_queues hw_queue_depth; do
+		printf '%s=%s ' $a "$(cat $c/$a)"; done)" >>$OUT/guest-meta.txt
+}
+
+# groups DEVICE: the read sizes of BSS that run on one device, a line per
+# device: on null_blk those below 4 KiB (nullb1) first, then the others
+# (nullb0), so that the profiles, at 4 KiB, come last, on nullb0.
+groups() {
+	small='' large=''
+	for bs in $BSS; do
+		if [ "$1" = nullb ] && [ "$(bytes "$bs")" -lt 4096 ]; then
+			small="$small $bs"
+		else
+			large="$large $bs"
+		fi
+	done
+	[ -z "$small" ] || echo "nullb1$small"
+	[ -z "$large" ] || echo "$(dev_name "$1")$large"
+}
+
+# shellcheck disable=SC2086 # the lists split into words on purpose
+for device in $DEVICES; do
+	if [ "$device" = nullb ] && [ "$(groups nullb | head -n 1 | cut -d' ' -f1)" = nullb1 ]; then
+		nullb512 || error "nullb: could not make nullb1 (512-byte blocks)"
+	fi
+	groups "$device" >/tmp/groups
+	while read -r devname sizes; do
+		dev=/dev/$devname
+		ncells_dev=$((per_device * $(count $sizes) / $(count $BSS)))
+		if [ ! -b "$dev" ]; then
+			error "$device: no block device $dev"
+			cell=$((cell + ncells_dev))
+			continue
+		fi
+		# Polled and interrupt completions alike in /proc/diskstats.
+		echo 1 >/sys/block/"$devname"/queue/iostats
+		echo "$device.$devname.io_poll=$(cat /sys/block/"$devname"/queue/io_poll)" \
+			"hw_queues=$(count /sys/block/"$devname"/mq/*)" \
+			"logical_block=$(cat /sys/block/"$devname"/queue/logical_block_size)" \
+			"sizes=$sizes" >>$OUT/guest-meta.txt
+		for target in $TARGETS; do
+			label=$device-$target
+			t0=$(date +%s)
+			if ! prepare "$target"; then
+				error "$label: could not make the test file on $dev"
+				cell=$((cell + ncells_dev / $(count $TARGETS)))
+				continue
+			fi
+			echo "[bench] $label ($devname): test file written in" \
+				"$(($(date +%s) - t0))s"
+			path_check "$sizes"
+			for bs in $sizes; do
+				for engine in $ENGINES; do
+					for qd in $(qds "$engine"); do
+						for r in $(seq 1 "$ROUNDS"); do
+							for s in $(settings "$r"); do
+								set_simple "$s"
+								run_fio "$label-$engine-bs$bs-qd$qd-s$s-r$r" \
+									"$engine" "$qd" "$bs"
+							done
+						done
+						progress "$label $engine bs$bs qd$qd"
+					done
+				done
+			done
+			case " $sizes " in
+			*" 4k "*)
+				[ "$PEAK" = 0 ] || peak
+				if [ "$PROFILE_ROUNDS" = 0 ]; then
+					:
+				elif [ "$target" != raw ] || [ "$CLOCK" = icount ]; then
+					profile
+				fi
+				;;
+			esac
+		done
+		umount $MNT 2>/dev/null
+	done </tmp/groups
+done
+set_simple 1
+echo "[bench] done in $(($(date +%s) - start))s, $(wc -l <$OUT/errors.txt) errors"

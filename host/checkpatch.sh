@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Run the prepared tree's checkpatch.pl --strict over every patch of every
+# topic in patches/series; any error, warning or check fails.
+set -euo pipefail
+# shellcheck source=host/common.sh
+. "$(dirname "$0")/common.sh"
+
+bad=0 n=0
+while read -r patch; do
+	n=$((n + 1))
+	if ! out=$(cd "$SRC_DIR" && ./scripts/checkpatch.pl --strict \
+		--quiet "$PATCH_DIR/$patch" 2>&1); then
+		bad=$((bad + 1))
+		printf '%s:\n%s\n' "$patch" "$out"
+	fi
+done < <(series_patches)
+echo "checkpatch --strict: $n patches, $bad with findings"
+[ "$bad" -eq 0 ]

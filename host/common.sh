@@ -1,0 +1,110 @@
+# shellcheck shell=bash
+# Paths shared by every harness script. Sourced, not executed.
+
+# The repository root, wherever the clone lives.
+REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Everything large (kernel tree, build output, disk images, logs) lives
+# here, outside the repository.
+CACHE_DIR=${IOMAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iomap-dio}
+SRC_TARBALL=${LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+SRC_DIR=$CACHE_DIR/linux
+BASELINE_SUBJECT="linux-source-6.12 baseline"
+BASELINE_DATE="2025-01-01T00:00:00Z"
+BUILD_DIR=$CACHE_DIR/build
+BUILT_KERNEL=$BUILD_DIR/arch/x86/boot/bzImage
+# The kernel host/boot.sh boots: the one built here unless a saved image is
+# named (to compare two builds of the series in separate boots).
+KERNEL_IMAGE=${KERNEL_IMAGE:-$BUILT_KERNEL}
+# The debug kernel (config/guest.config + config/debug.config) the suite also
+# runs on, built in its own directory so that neither build undoes the other.
+DEBUG_BUILD_DIR=$CACHE_DIR/build-debug
+DEBUG_KERNEL=$DEBUG_BUILD_DIR/arch/x86/boot/bzImage
+IMAGE_DIR=$CACHE_DIR/images
+LOG_DIR=$CACHE_DIR/logs
+# The series: patches/series names its topics in git am order, one folder
+# each, whose NNNN-*.patch files apply in name order (0000-cover-letter.patch
+# is the topic's cover letter and is not applied). PATCH_DIR names another
+# directory laid out the same way (make ladder boots prefixes of the series).
+PATCH_DIR=${PATCH_DIR:-$REPO_DIR/patches}
+
+export REPO_DIR CACHE_DIR SRC_TARBALL SRC_DIR BUILD_DIR IMAGE_DIR LOG_DIR \
+	PATCH_DIR DEBUG_BUILD_DIR DEBUG_KERNEL
+
+# The harness's git identity for the commits it makes in kernel trees.
+GIT_ID=(-c user.name="iomap-dio harness" -c user.email="harness@localhost")
+
+# import_tarball DIR: extract linux-source-6.12 into DIR as a git repository
+# of one commit, the baseline, the same commit on every machine: fixed dates
+# make its hash depend only on the tarball, so the cover letters'
+# base-commit names it.
+import_tarball() {
+	local dir=$1
+	[ -f "$SRC_TARBALL" ] ||
+		die "$SRC_TARBALL not found (apt-get install linux-source-6.12)"
+	log "extracting $SRC_TARBALL into $dir"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -C "$dir" --strip-components=1 -xJf "$SRC_TARBALL"
+	git -C "$dir" init -q -b base
+	# Debian's top-level .gitignore ignores everything: add the pristine
+	# tarball contents regardless.
+	git -C "$dir" add -A -f
+	GIT_AUTHOR_DATE=$BASELINE_DATE GIT_COMMITTER_DATE=$BASELINE_DATE \
+		git -C "$dir" "${GIT_ID[@]}" commit -q -m "$BASELINE_SUBJECT"
+	git -C "$dir" tag -f baseline >/dev/null
+}
+
+log() {
+	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# series_topics: the topics patches/series names, in order.
+series_topics() {
+	awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$PATCH_DIR/series"
+}
+
+# topic_deps TOPIC: the topics TOPIC depends on, as patches/series says.
+topic_deps() {
+	awk -v topic="$1" '!/^[[:space:]]*(#|$)/ && $1 == topic {
+		for (i = 2; i <= NF; i++) print $i
+	}' "$PATCH_DIR/series"
+}
+
+# topic_patches TOPIC...: the patches of those topics to apply, in order,
+# as TOPIC/NNNN-name.patch under PATCH_DIR.
+topic_patches() {
+	local topic patch
+	for topic; do
+		[ -d "$PATCH_DIR/$topic" ] ||
+			die "patches/series names topic $topic, which has no folder"
+		for patch in "$PATCH_DIR/$topic"/[0-9][0-9][0-9][0-9]-*.patch; do
+			[ -e "$patch" ] || continue
+			[ "${patch##*/}" != 0000-cover-letter.patch ] || continue
+			echo "$topic/${patch##*/}"
+		done
+	done
+}
+
+# series_patches: the whole series' patches, in git am order.
+series_patches() {
+	local topics
+	mapfile -t topics < <(series_topics)
+	topic_patches "${topics[@]}"
+}
+
+# Hash of what the series applies (names and contents; cover letters do
+# not count): the tree is re-prepared whenever it changes. An empty series
+# (the stock kernel) has a hash too.
+series_hash() {
+	local patches
+	patches=$(series_patches)
+	{
+		echo "$patches"
+		[ -z "$patches" ] || (cd "$PATCH_DIR" && echo "$patches" | xargs cat)
+	} | sha256sum | cut -c1-16
+}

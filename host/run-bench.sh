@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# The A/B benchmark of /sys/kernel/iomap/simple_read: check the settings,
+# boot the built kernel with guest/bench/run-guest.sh, then turn what the guest
+# measured into results/<date>-<name>/ (host/report/report.py). See README.md,
+# "Benchmarks".
+#
+# Settings (environment or make variables). CLOCK picks the mode and its
+# defaults:
+#   CLOCK       icount (default): QEMU -icount shift=0,sleep=off, guest
+#               time = guest instructions, on null_blk: deterministic
+#               instructions per I/O. realtime: the wall-clock A/B sweep
+#               of NVMe and null_blk.
+#   QUICK=1     a smoke run of a few minutes: smaller defaults below
+#                   icount                         realtime
+#   DEVICES     nullb                          "nullb nvme"
+#   TARGETS     "ext4 xfs raw"                 same
+#   ENGINES     "psync libaio io_uring io_uring_poll"  "libaio io_uring
+#               (psync: once, at QD 1)         io_uring_poll" (psync: QD
+#               (quick: io_uring)              synchronous jobs; quick: io_uring)
+#   QDS         "1 64" (quick: 64)             "1 16 64 128 256" (quick: "1 64")
+#   BSS         "4k 512 8k 16k" (quick: 4k)    4k         read sizes
+#   ROUNDS      2 runs per setting and cell    3 (quick: 2)
+#   RUNTIME     guest time measured per run: 500ms (fio's form: 1s, 300ms),
+#               realtime: whole seconds (2)
+#   RAMP        guest time before it: 50ms     whole seconds (1)
+#   SIZE_MB     test file size: 256            1024 (quick: 256)
+#   PIN         vCPU fio and uring-peak run on, or "none" (0)
+#   PEAK        1: the uring-peak runs         0                1
+#   PROFILE_ENGINE  the engine perf profiles, at the highest QD (io_uring)
+#   PROFILE_ROUNDS  profiles per setting: 2    1   (0: none)
+#   PROFILE_PERIOD  icount: ns (= instructions) of guest time between
+#                   samples (20000)
+#   PROFILE_RUNTIME guest time of a profiled run: 1s    RUNTIME
+#   NAME        results/<date>-NAME (full; quick: quick)
+set -euo pipefail
+# shellcheck source=host/common.sh
+. "$(dirname "$0")/common.sh"
+
+CLOCK=${CLOCK:-icount}
+mode=full
+[ "${QUICK:-0}" = 1 ] && mode=quick
+case "$CLOCK:$mode" in
+icount:quick) : "${ENGINES:=io_uring}" "${QDS:=64}" "${BSS:=4k}" ;;
+realtime:quick)
+	: "${ENGINES:=io_uring}" "${QDS:=1 64}" "${ROUNDS:=2}"
+	: "${SIZE_MB:=256}"
+	;;
+esac
+case "$CLOCK" in
+icount)
+	DEVICES=${DEVICES:-nullb}
+	ENGINES=${ENGINES:-psync libaio io_uring io_uring_poll}
+	QDS=${QDS:-1 64}
+	BSS=${BSS:-4k 512 8k 16k}
+	ROUNDS=${ROUNDS:-2}
+	RUNTIME=${RUNTIME:-500ms}
+	RAMP=${RAMP:-50ms}
+	SIZE_MB=${SIZE_MB:-256}
+	PEAK=${PEAK:-0}
+	PROFILE_ROUNDS=${PROFILE_ROUNDS:-2}
+	PROFILE_PERIOD=${PROFILE_PERIOD:-20000}
+	PROFILE_RUNTIME=${PROFILE_RUNTIME:-1s}
+	;;
+realtime)
+	DEVICES=${DEVICES:-nullb nvme}
+	ENGINES=${ENGINES:-libaio io_uring io_uring_poll}
+	QDS=${QDS:-1 16 64 128 256}
+	BSS=${BSS:-4k}
+	ROUNDS=${ROUNDS:-3}
+	RUNTIME=${RUNTIME:-2}
+	RAMP=${RAMP:-1}
+	SIZE_MB=${SIZE_MB:-1024}
+	PEAK=${PEAK:-1}
+	PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
+	PROFILE_PERIOD=
+	PROFILE_RUNTIME=${PROFILE_RUNTIME:-$RUNTIME}
+	;;
+*) die "CLOCK must be icount or realtime, not '$CLOCK'" ;;
+esac
+TARGETS=${TARGETS:-ext4 xfs raw}
+PIN=${PIN:-0}
+NAME=${NAME:-$mode}
+GUEST_CPUS=${GUEST_CPUS:-2}
+PROFILE_ENGINE=${PROFILE_ENGINE:-io_uring}
+
+# check_some WHAT LIST: LIST has a word at least.
+check_some() {
+	[ "$(wc -w <<<"$2")" -gt 0 ] || die "$1 has no words"
+}
+
+# check_words WHAT LIST ALLOWED...: every word of LIST is one of ALLOWED.
+check_words() {
+	local what=$1 list=$2 word
+	shift 2
+	check_some "$what" "$list"
+	for word in $list; do
+		[[ " $* " == *" $word "* ]] ||
+			die "$what: unknown '$word' (allowed: $*)"
+	done
+}
+
+# check_int WHAT VALUE MIN: VALUE is a whole number >= MIN.
+check_int() {
+	if ! [[ $2 =~ ^[0-9]+$ ]] || [ "$2" -lt "$3" ]; then
+		die "$1 must be a whole number >= $3, not '$2'"
+	fi
+}
+
+# check_time WHAT VALUE: a guest time in fio's form (1s, 300ms, 2 = 2s)
+# under icount, where a guest second costs several host seconds; whole
+# seconds (at least 1) in realtime mode.
+check_time() {
+	if [ "$CLOCK" = realtime ]; then
+		check_int "$1" "$2" 1
+	elif ! [[ $2 =~ ^[0-9]+(s|ms)?$ ]] || [[ $2 =~ ^0+(s|ms)?$ ]]; then
+		die "$1 must be a guest time such as 1s or 300ms, not '$2'"
+	fi
+}
+
+# ms TIME: a time of check_time's form in milliseconds.
+ms() {
+	case "$1" in
+	*ms) echo "${1%ms}" ;;
+	*s) echo $((${1%s} * 1000)) ;;
+	*) echo $(($1 * 1000)) ;;
+	esac
+}
+
+check_words DEVICES "$DEVICES" nullb nvme
+check_words TARGETS "$TARGETS" ext4 xfs raw
+check_words ENGINES "$ENGINES" libaio io_uring io_uring_poll psync
+check_words PROFILE_ENGINE "$PROFILE_ENGINE" libaio io_uring io_uring_poll psync
+[ "$(wc -w <<<"$PROFILE_ENGINE")" -eq 1 ] ||
+	die "PROFILE_ENGINE: one engine, not '$PROFILE_ENGINE'"
+check_some QDS "$QDS"
+for qd in $QDS; do
+	check_int "each of QDS" "$qd" 1
+	[ "$qd" -le 1024 ] || die "QDS: $qd is deeper than the devices' 1024 tags"
+done
+check_some BSS "$BSS"
+min_bs=4096
+for bs in $BSS; do
+	[[ $bs =~ ^[0-9]+k?$ ]] || die "BSS: '$bs' is not a size such as 512 or 4k"
+	b=${bs%k}
+	[ "$b" = "$bs" ] || b=$((b * 1024))
+	if [ $((b % 512)) -ne 0 ] || [ "$b" -eq 0 ] || [ "$b" -gt 1048576 ]; then
+		die "BSS: $bs is not a multiple of 512 up to 1024k"
+	fi
+	[ "$b" -lt "$min_bs" ] && min_bs=$b
+done
+check_int ROUNDS "$ROUNDS" 1
+# Realtime: one second at least for fio to start inside the ramp: the CPU
+# window begins RAMP seconds after fio does (guest/bench/run-guest.sh).
+check_time RAMP "$RAMP"
+check_time RUNTIME "$RUNTIME"
+check_time PROFILE_RUNTIME "$PROFILE_RUNTIME"
+check_int PROFILE_ROUNDS "$PROFILE_ROUNDS" 0
+[ "$CLOCK" = realtime ] || check_int PROFILE_PERIOD "$PROFILE_PERIOD" 1000
+[[ $PEAK =~ ^[01]$ ]] || die "PEAK must be 0 or 1, not '$PEAK'"
+check_int SIZE_MB "$SIZE_MB" 16
+[ "$PIN" = none ] || check_int PIN "$PIN" 0
+[ "$PIN" = none ] || [ "$PIN" -lt "$GUEST_CPUS" ] ||
+	die "PIN=$PIN: the guest has only $GUEST_CPUS vCPUs (0..$((GUEST_CPUS - 1)))"
+[[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
+	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
+
+# RESULTS names the folder itself (make ladder puts its steps in one).
+results=${RESULTS:-$REPO_DIR/results/$(date +%F)-$NAME}
+[ ! -e "$results" ] ||
+	die "$results exists: pick another NAME or remove it"
+
+max_qd=0
+for qd in $QDS; do
+	[ "$qd" -gt "$max_qd" ] && max_qd=$qd
+done
+
+# null_blk holds its data in guest memory, allocated as it is written: the
+# device holds one filesystem at a time, so twice the test file bounds it,
+# and the guest gets that on top of its usual memory.
+nullb_gb=$(((2 * SIZE_MB + 1023) / 1024))
+nullb_devs=1
+[ "$min_bs" -ge 4096 ] || nullb_devs=2
+export GUEST_MEM=${GUEST_MEM:-$((nullb_devs * nullb_gb + 3))G}
+export GUEST_CPUS
+# irqmode=0 completes in the submitting context, the cheapest a device can
+# be; the tags cover the deepest QD; poll queues serve io_uring --hipri.
+# Reads below 4 KiB run on a second device with 512-byte blocks that the
+# guest makes through configfs (guest/bench/run-guest.sh), with memory above.
+nullb_params=(
+	nr_devices=1 queue_mode=2 memory_backed=1 "gb=$nullb_gb" bs=4096
+	irqmode=0 "submit_queues=$GUEST_CPUS" poll_queues=2 hw_queue_depth=1024
+)
+export GUEST_APPEND="${GUEST_APPEND:-} ${nullb_params[*]/#/null_blk.}"
+
+# Measured under TCG: every run costs RAMP+RUNTIME and about 1 s of fio
+# start-up and exit; a target adds about 30 s (test file, the path check,
+# the profiles). Under icount a guest second costs about host_per_guest_s
+# host seconds and fio's start and exit about fio_start (measured here:
+# results/README.md). The timeout is twice that and 15 min, so that only
+# a hung guest reaches it.
+targets=$(($(wc -w <<<"$DEVICES") * $(wc -w <<<"$TARGETS")))
+cells=0
+for engine in $ENGINES; do
+	if [ "$CLOCK" = icount ] && [ "$engine" = psync ]; then
+		cells=$((cells + 1))
+	else
+		cells=$((cells + $(wc -w <<<"$QDS")))
+	fi
+done
+cells=$((cells * $(wc -w <<<"$BSS")))
+if [ "$CLOCK" = icount ]; then
+	host_per_guest_s=8 fio_start=2
+	runs=$((targets * cells * 2 * ROUNDS))
+	profiles=$((targets * 2 * PROFILE_ROUNDS))
+	est=$((runs * (host_per_guest_s * ($(ms "$RAMP") + $(ms "$RUNTIME")) / \
+		1000 + fio_start) + profiles * (host_per_guest_s * \
+		$(ms "$PROFILE_RUNTIME") / 1000 + 5) + targets * 40))
+else
+	runs=$((targets * (cells + PEAK) * 2 * ROUNDS))
+	est=$((runs * (RAMP + RUNTIME + 1) + targets * 30))
+fi
+export BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((2 * est + 900))}
+export CLOCK
+
+share=$CACHE_DIR/bench-share
+rm -rf "$share"
+mkdir -p "$share"
+cat >"$share/bench.conf" <<EOF
+DEVICES="$DEVICES"
+TARGETS="$TARGETS"
+CLOCK=$CLOCK
+ENGINES="$ENGINES"
+QDS="$QDS"
+BSS="$BSS"
+ROUNDS=$ROUNDS
+RUNTIME=$RUNTIME
+RAMP=$RAMP
+SIZE_MB=$SIZE_MB
+PIN=$PIN
+PEAK_QD=$max_qd
+PROFILE_ENGINE=$PROFILE_ENGINE
+PROFILE_ROUNDS=$PROFILE_ROUNDS
+PROFILE_PERIOD=$PROFILE_PERIOD
+PROFILE_RUNTIME=$PROFILE_RUNTIME
+PEAK=$PEAK
+EOF
+
+logname=bench-$NAME
+started=$(date -Iseconds)
+# The host is shared: its load says how quiet the run was.
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# What boots, taken now: patches/ may change while a long run goes on.
+series_booted=$(series_hash)
+# KERNEL_SERIES: the series hash a saved KERNEL_IMAGE was built from.
+[ "$KERNEL_IMAGE" = "$BUILT_KERNEL" ] ||
+	series_booted=${KERNEL_SERIES:-"not the built kernel: KERNEL_IMAGE=$KERNEL_IMAGE"}
+bzimage_booted=$(sha256sum "$KERNEL_IMAGE" | cut -c1-16)
+log "bench $NAME ($CLOCK): $runs runs, ~$((est / 60)) min estimated"
+GUEST_SHARE=$share "$REPO_DIR/host/boot.sh" bench "$logname"
+[ -f "$share/guest-meta.txt" ] ||
+	die "the guest wrote nothing to $share; console log: $LOG_DIR/$logname.log"
+
+cat >"$share/host-meta.txt" <<EOF
+clock=$CLOCK
+mode=$mode
+started=$started
+finished=$(date -Iseconds)
+series_hash=$series_booted
+guest_config=config/guest.config sha256 $(sha256sum "$REPO_DIR/config/guest.config" | cut -c1-16)
+bzimage_sha256=$bzimage_booted
+host_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores
+accel=$(cat "$LOG_DIR/$logname.accel")
+qemu_threads=not pinned on the host (no taskset)
+host_loadavg=$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after
+guest_mem=$GUEST_MEM
+guest_run_seconds=$(grep -ao 'done in [0-9]*s' "$LOG_DIR/$logname.log" | tr -dc 0-9)
+qemu_cmd=$(cat "$LOG_DIR/$logname.qemu-cmd")
+EOF
+
+mkdir -p "$results"
+python3 "$REPO_DIR/host/report/report.py" "$share" "$results"
+log "results: $results"
+if [ -s "$share/errors.txt" ]; then
+	sed 's/^/error in the guest: /' "$share/errors.txt" >&2
+	die "$(wc -l <"$share/errors.txt") runs failed (see above)"
+fi

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Boot each test kernel, run the guest test suite on it and report: the
+# failing tests, one "KERNEL: N passed, N failed" line per kernel, then the
+# closing line "N passed, N failed" over all of them. Exits non-zero when
+# any test failed or a guest did not finish.
+#
+# TEST_KERNELS picks the kernels (default "debug"): lean is the
+# guest.config kernel the bench also boots (KERNEL_IMAGE overrides it),
+# debug the one with guest.config + debug.config (lockdep, KASAN,
+# sleep-in-atomic, list and object debugging), on which any report fails.
+set -euo pipefail
+# shellcheck source=host/common.sh
+. "$(dirname "$0")/common.sh"
+
+# TESTS=t-30-simple-read,t-60-minix runs only those tests.
+if [ -n "${TESTS:-}" ]; then
+	IFS=, read -ra picked <<<"$TESTS"
+	for t in "${picked[@]}"; do
+		[ -f "$REPO_DIR/guest/tests/$t.sh" ] ||
+			die "TESTS: no test '$t' (guest/tests/t-*.sh, without .sh)"
+	done
+	export GUEST_APPEND="${GUEST_APPEND:-} iomap.tests=$TESTS"
+fi
+
+passed=0 failed=0
+for kernel in ${TEST_KERNELS:-debug}; do
+	case "$kernel" in
+	lean) image=$KERNEL_IMAGE name=test timeout=2400 ;;
+	debug) image=$DEBUG_KERNEL name=test-debug timeout=4800 ;;
+	*) die "TEST_KERNELS: unknown kernel '$kernel' (lean, debug)" ;;
+	esac
+	log=$LOG_DIR/$name.log
+	log "suite on the $kernel kernel ($image)"
+	start=$(date +%s)
+	booted=0
+	KERNEL_IMAGE=$image BOOT_TIMEOUT=${BOOT_TIMEOUT:-$timeout} \
+		"$REPO_DIR/host/boot.sh" test "$name" >/dev/null || booted=$?
+	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 |
+		tr -d '\r' || true)
+	if [ "$booted" -ne 0 ] || [ -z "$summary" ]; then
+		# Count what the guest printed before it stopped, and the stop.
+		summary="$(grep -ac '^PASS ' "$log" || true) passed, $(($(grep -ac '^FAIL ' "$log" || true) + 1)) failed"
+		echo "FAIL $kernel kernel: the guest did not finish the suite" >&2
+	fi
+	grep -a '^FAIL ' "$log" | tr -d '\r' | sed "s/^/[$kernel] /" >&2 || true
+	echo "$kernel: $summary ($(($(date +%s) - start)) s; console log: $log)" >&2
+	passed=$((passed + ${summary%% passed*}))
+	n=${summary##*, }
+	failed=$((failed + ${n%% failed*}))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
