@@ -8,7 +8,7 @@
 #   IOMAP_ACCEL    auto (default: KVM if a probe boot shows kernel output,
 #                  else TCG), kvm or tcg
 #   GUEST_CPUS     vCPUs (default 2)      GUEST_MEM   memory (default 4G)
-#   BOOT_TIMEOUT   seconds before a hung guest is killed (default 1800)
+#   BOOT_TIMEOUT   seconds before a hung guest is killed (host/common.sh)
 #   GUEST_APPEND   extra kernel command line
 #   GUEST_SHARE    host directory mounted in the guest as tag "out" (9p)
 #   KERNEL_IMAGE   bzImage to boot (default: the one make kernel built)
@@ -19,7 +19,7 @@
 # Exits non-zero when the guest panicked, hung or never finished its job.
 set -euo pipefail
 # shellcheck source=host/common.sh
-. "$(dirname "$0")/../scripts/common.sh"
+. "$(dirname "$0")/common.sh"
 
 run=${1:?usage: host/boot.sh test|bench|shell [logname]}
 logname=${2:-$run}
@@ -27,7 +27,7 @@ kernel=$KERNEL_IMAGE
 initrd=$CACHE_DIR/initramfs.cpio.gz
 cpus=${GUEST_CPUS:-2}
 mem=${GUEST_MEM:-4G}
-timeout_s=${BOOT_TIMEOUT:-1800}
+timeout_s=$BOOT_TIMEOUT
 log=$LOG_DIR/$logname.log
 
 [ -f "$kernel" ] || die "no kernel at $kernel (make kernel)"

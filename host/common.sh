@@ -20,6 +20,10 @@ KERNEL_IMAGE=${KERNEL_IMAGE:-$BUILT_KERNEL}
 DEBUG_BUILD_DIR=$CACHE_DIR/build-debug
 DEBUG_KERNEL=$DEBUG_BUILD_DIR/arch/x86/boot/bzImage
 IMAGE_DIR=$CACHE_DIR/images
+# Seconds before host/boot.sh kills a hung guest: the lean kernel's suite
+# takes about 11 minutes under TCG. The debug kernel's suite gets twice
+# this (host/run-tests.sh); the bench sets its own from its estimate.
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
 LOG_DIR=$CACHE_DIR/logs
 # The series: patches/series names its topics in git am order, one folder
 # each, whose NNNN-*.patch files apply in name order (0000-cover-letter.patch
@@ -27,7 +31,7 @@ LOG_DIR=$CACHE_DIR/logs
 # directory laid out the same way (make ladder boots prefixes of the series).
 PATCH_DIR=${PATCH_DIR:-$REPO_DIR/patches}
 
-export REPO_DIR CACHE_DIR SRC_TARBALL SRC_DIR BUILD_DIR IMAGE_DIR LOG_DIR \
+export BOOT_TIMEOUT REPO_DIR CACHE_DIR SRC_TARBALL SRC_DIR BUILD_DIR IMAGE_DIR LOG_DIR \
 	PATCH_DIR DEBUG_BUILD_DIR DEBUG_KERNEL
 
 # The harness's git identity for the commits it makes in kernel trees.

@@ -219,7 +219,7 @@ else
 	runs=$((targets * (cells + PEAK) * 2 * ROUNDS))
 	est=$((runs * (RAMP + RUNTIME + 1) + targets * 30))
 fi
-export BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((2 * est + 900))}
+export BOOT_TIMEOUT=$((2 * est + 900))
 export CLOCK
 
 share=$CACHE_DIR/bench-share

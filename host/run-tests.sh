@@ -25,15 +25,18 @@ fi
 passed=0 failed=0
 for kernel in ${TEST_KERNELS:-debug}; do
 	case "$kernel" in
-	lean) image=$KERNEL_IMAGE name=test timeout=2400 ;;
-	debug) image=$DEBUG_KERNEL name=test-debug timeout=4800 ;;
+	lean) image=$KERNEL_IMAGE name=test timeout=$BOOT_TIMEOUT ;;
+	debug) image=$DEBUG_KERNEL name=test-debug timeout=$((2 * BOOT_TIMEOUT)) ;;
 	*) die "TEST_KERNELS: unknown kernel '$kernel' (lean, debug)" ;;
 	esac
 	log=$LOG_DIR/$name.log
 	log "suite on the $kernel kernel ($image)"
 	start=$(date +%s)
 	booted=0
-	KERNEL_IMAGE=$image BOOT_TIMEOUT=${BOOT_TIMEOUT:-$timeout} \
+	# A boot that fails before the guest writes must not count an older log.
+	mkdir -p "$LOG_DIR"
+	: >"$log"
+	KERNEL_IMAGE=$image BOOT_TIMEOUT=$timeout \
 		"$REPO_DIR/host/boot.sh" test "$name" >/dev/null || booted=$?
 	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 |
 		tr -d '\r' || true)
