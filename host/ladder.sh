@@ -37,6 +37,12 @@ kernels=$CACHE_DIR/kernels
 NAME=${NAME:-ladder}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
+
+# label STEP: the step as a file name.
+label() {
+	echo "${1//\//-}"
+}
+
 # Steps can be added to a ladder folder later; a step is measured once.
 out=$REPO_DIR/results/$(date +%F)-$NAME
 if [ "${LADDER_BENCH:-1}" != 0 ]; then
@@ -46,11 +52,6 @@ if [ "${LADDER_BENCH:-1}" != 0 ]; then
 	done
 fi
 mkdir -p "$ladder" "$kernels"
-
-# label STEP: the step as a file name.
-label() {
-	echo "${1//\//-}"
-}
 
 # last_subject DIR: the subject of the last patch of DIR's series.
 last_subject() {
