@@ -33,8 +33,15 @@ fi
 # shellcheck source=/dev/null
 . $OUT/bench.conf
 mkdir -p $OUT/fio $OUT/stat $OUT/peak $OUT/perf
-: "${CLOCK:=realtime}" "${BSS:=4k}" "${PEAK:=1}"
-: "${PROFILE_ROUNDS:=1}" "${PROFILE_PERIOD:=}" "${PROFILE_RUNTIME:=$RUNTIME}"
+# Every setting comes from the host (host/run-bench.sh holds the defaults);
+# PROFILE_PERIOD is empty in realtime mode.
+for setting in DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS RUNTIME RAMP \
+	SIZE_MB PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS PROFILE_RUNTIME PEAK; do
+	if [ -z "$(eval echo "\${$setting:-}")" ]; then
+		echo "[bench] bench.conf does not set $setting"
+		exit 1
+	fi
+done
 # A kernel without the switch (stock 6.12, or the series before the
 # simple path) has only the normal path: it runs as simple_read=0.
 HAVE_SIMPLE=1
