@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := host
 
 .PHONY: all deps tree kernel kernel-debug initramfs test bench ladder check \
-	stack-check bisect-check am-check export shell clean
+	stack-check bisect-check am-check export bench-seq shell clean
 
 all: test
 
@@ -34,6 +34,10 @@ test: $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 
 bench: kernel initramfs
 	@$(SCRIPTS)/run-bench.sh
+
+# Sequential buffered throughput (exfat): SEQ_KERNELS="stock=... series=...".
+bench-seq: kernel initramfs
+	@$(SCRIPTS)/run-seq-bench.sh
 
 # Builds its own trees (host/ladder.sh), so only the initramfs first.
 ladder: initramfs

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Boot the guest kernel in QEMU with emulated NVMe disks and run one job
-# inside it (the test suite or the bench), console on stdout and in a log.
+# inside it (the test suite or a bench), console on stdout and in a log.
 #
-#   host/boot.sh RUN [LOGNAME]      RUN: test, bench or shell
+#   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq or shell
 #
 # Environment:
 #   IOMAP_ACCEL    auto (default: KVM if a probe boot shows kernel output,
@@ -21,7 +21,7 @@ set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
 
-run=${1:?usage: host/boot.sh test|bench|shell [logname]}
+run=${1:?usage: host/boot.sh test|bench|seq|shell [logname]}
 logname=${2:-$run}
 kernel=$KERNEL_IMAGE
 initrd=$CACHE_DIR/initramfs.cpio.gz

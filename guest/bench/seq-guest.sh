@@ -1,0 +1,78 @@
+# shellcheck shell=sh
+# The sequential-throughput bench, run inside the guest by /init
+# (iomap.run=seq). host/run-seq-bench.sh exports a directory over 9p (tag
+# "out") holding seq.conf; this makes FS on null_blk and, for each number
+# of jobs, ROUNDS times: a buffered sequential write of FILE_MB in all
+# (fsync at the end, so writeback counts), the page cache dropped, and a
+# buffered sequential read of the same files, each fio run's JSON kept.
+
+OUT=/out
+MNT=/mnt/seq
+DEV=/dev/nullb0
+
+mkdir -p $OUT $MNT
+if ! mount -t 9p -o trans=virtio,version=9p2000.L out $OUT; then
+	echo "[seq] cannot mount the 9p share: boot with GUEST_SHARE"
+	exit 1
+fi
+# shellcheck source=/dev/null
+. $OUT/seq.conf
+for setting in FS CLUSTER FILE_MB BS JOBS ROUNDS; do
+	if [ -z "$(eval echo "\${$setting:-}")" ]; then
+		echo "[seq] seq.conf does not set $setting"
+		exit 1
+	fi
+done
+mkdir -p $OUT/fio
+: >$OUT/errors.txt
+
+error() {
+	echo "[seq] ERROR $*"
+	echo "$*" >>$OUT/errors.txt
+}
+
+case "$FS" in
+exfat) mkfs="mkfs.exfat -c $CLUSTER" ;;
+*)
+	error "FS=$FS: only exfat is set up"
+	exit 1
+	;;
+esac
+
+if ! $mkfs $DEV >/dev/null 2>&1 || ! mount -t "$FS" $DEV $MNT; then
+	error "cannot make and mount $FS on $DEV"
+	exit 1
+fi
+
+# seq_run RW JOBS ROUND: one fio run; its JSON goes to the share.
+seq_run() {
+	out=$OUT/fio/$1-j$2-r$3.json
+	if ! fio --name=seq --directory=$MNT --rw="$1" --bs="$BS" \
+		--size=$((FILE_MB / $2))m --numjobs="$2" --ioengine=psync \
+		--end_fsync=1 --group_reporting --output-format=json \
+		--output="$out" >/dev/null 2>&1; then
+		error "fio $1 jobs=$2 round=$3 failed"
+	fi
+}
+
+for njobs in $JOBS; do
+	round=1
+	while [ "$round" -le "$ROUNDS" ]; do
+		echo "[seq] $FS cluster=$CLUSTER jobs=$njobs round=$round"
+		seq_run write "$njobs" "$round"
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		seq_run read "$njobs" "$round"
+		rm -f $MNT/seq.*
+		sync
+		round=$((round + 1))
+	done
+done
+{
+	echo "guest_kernel=$(uname -r)"
+	echo "guest_kernel_build=$(uname -v)"
+	echo "guest_vcpus=$(nproc)"
+	echo "fio_version=$(fio --version)"
+	echo "mkfs=$mkfs"
+} >$OUT/guest-meta.txt
+umount $MNT

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The sequential-throughput bench's tables.
+
+    host/report/seq.py RAW RESULTS
+
+RAW holds one folder per kernel label (host/run-seq-bench.sh), in the
+order the file RAW/order lists them (the last is compared with the first
+when there are two), each with
+seq.conf, guest-meta.txt, host-meta.txt and fio/{write,read}-jJ-rR.json.
+RESULTS gets runs.csv (one row a run), summary.md and metadata.txt.
+Guest time under icount is guest instructions (1 ns each, idle skipped,
+every vCPU's), so MiB/s in guest time is 1e9 / instructions per MiB.
+Standard library only.
+"""
+import csv
+import json
+import re
+import sys
+from pathlib import Path
+
+from report import med, read_conf
+
+RUN = re.compile(r"(write|read)-j(\d+)-r(\d+)\.json$")
+
+
+def runs_of(label_dir):
+    """Rows of one kernel's runs: bytes and fio's runtime per run."""
+    rows = []
+    for path in sorted((label_dir / "fio").glob("*.json")):
+        m = RUN.search(path.name)
+        if not m:
+            continue
+        rw, jobs, rnd = m.group(1), int(m.group(2)), int(m.group(3))
+        job = json.loads(path.read_text())["jobs"][0][rw]
+        mib = job["io_bytes"] / 2**20
+        ms = job["runtime"]
+        rows.append({"kernel": label_dir.name, "rw": rw, "jobs": jobs,
+                     "round": rnd, "mib": f"{mib:.0f}", "runtime_ms": ms,
+                     "mib_per_s": f"{mib * 1000 / ms:.2f}",
+                     "instr_per_mib": f"{ms * 1e6 / mib:.0f}"})
+    return rows
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.strip())
+    raw, results = Path(sys.argv[1]), Path(sys.argv[2])
+    labels = [raw / n for n in (raw / "order").read_text().split()]
+    rows = [r for p in labels for r in runs_of(p)]
+    if not rows:
+        sys.exit("seq.py: no fio runs under " + str(raw))
+    with open(results / "runs.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+    conf = read_conf(labels[0] / "seq.conf")
+    cells = {}
+    for r in rows:
+        key = (r["rw"], r["jobs"])
+        cells.setdefault(key, {}).setdefault(r["kernel"], []).append(
+            float(r["instr_per_mib"]))
+    names = [p.name for p in labels]
+    out = [f"# Sequential buffered throughput: {results.name}\n",
+           f"{conf['FS']} ({conf.get('CLUSTER', '')} clusters) on "
+           "memory-backed null_blk, QEMU icount (guest time = guest "
+           "instructions of every vCPU, idle skipped), fio psync "
+           f"{conf['BS']} sequential {conf['FILE_MB']} MiB in all split "
+           "over the jobs, buffered, an fsync at the end of each job; the "
+           "page cache dropped between the write and the read. Guest "
+           "instructions per MiB (median of "
+           f"{conf['ROUNDS']} rounds; spread = (max - min) / median), and "
+           "MiB/s in guest time = 1e9 / that. Instructions, not "
+           "cycles: cache misses do not show, a lock spun on counts the "
+           "instructions spun and a sleep on one none, so jobs running "
+           "side by side add their instructions rather than overlap.\n",
+           "| rw | jobs | " + " | ".join(
+               f"{n} instr/MiB | {n} MiB/s | {n} spread" for n in names)
+           + (" | change |" if len(names) == 2 else " |"),
+           "| --- | ---: |" + " ---: | ---: | ---: |" * len(names)
+           + (" ---: |" if len(names) == 2 else "")]
+    for (rw, jobs) in sorted(cells, key=lambda k: (k[0] != "write", k[1])):
+        cell = cells[(rw, jobs)]
+        line = f"| {rw} | {jobs} |"
+        meds = []
+        for n in names:
+            v = cell.get(n, [])
+            if not v:
+                line += " - | - | - |"
+                meds.append(None)
+                continue
+            m = med(v)
+            meds.append(m)
+            line += (f" {m:,.0f} | {1e9 / m:,.1f} | "
+                     f"{(max(v) - min(v)) / m:.3%} |")
+        if len(names) == 2:
+            a, b = meds
+            line += (f" {(a / b - 1):+.1%} MiB/s ({names[1]} vs "
+                     f"{names[0]}) |" if a and b else " - |")
+        out.append(line)
+    (results / "summary.md").write_text("\n".join(out) + "\n")
+
+    with open(results / "metadata.txt", "w") as f:
+        for p in labels:
+            f.write(f"[{p.name}]\n")
+            for part in ("seq.conf", "guest-meta.txt", "host-meta.txt"):
+                f.write((p / part).read_text())
+            f.write("\n")
+    print((results / "summary.md").read_text())
+
+
+if __name__ == "__main__":
+    main()

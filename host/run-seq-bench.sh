@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# make bench-seq: buffered sequential write and read throughput of a
+# filesystem on null_blk, in guest time under QEMU icount (so in guest
+# instructions: deterministic), for each kernel named, one boot each
+# (guest/bench/seq-guest.sh), into results/<date>-NAME/ (host/report/seq.py).
+#
+# Settings (environment or make variables):
+#   SEQ_KERNELS "LABEL=BZIMAGE ..." (default: series=the built kernel);
+#               e.g. "stock=... series=..." for a before/after table
+#   FS          exfat (default; the only one set up)
+#   CLUSTER     exfat cluster size: 4k
+#   FILE_MB     data written and read per run, split over the jobs: 512
+#   BS          fio block size: 64k
+#   JOBS        numbers of fio jobs, each a run: "1 4"
+#   ROUNDS      runs per setting: 2
+#   NAME        results/<date>-NAME (seq)
+set -euo pipefail
+# shellcheck source=host/common.sh
+. "$(dirname "$0")/common.sh"
+
+SEQ_KERNELS=${SEQ_KERNELS:-series=$BUILT_KERNEL}
+FS=${FS:-exfat} CLUSTER=${CLUSTER:-4k} FILE_MB=${FILE_MB:-512}
+BS=${BS:-64k} JOBS=${JOBS:-1 4} ROUNDS=${ROUNDS:-2} NAME=${NAME:-seq}
+[[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
+	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
+[ "$FS" = exfat ] || die "FS: only exfat is set up, not '$FS'"
+[[ $FILE_MB =~ ^[1-9][0-9]*$ ]] || die "FILE_MB must be a whole number"
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number"
+for jobs in $JOBS; do
+	[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "JOBS: '$jobs' is not a number of jobs"
+done
+results=$REPO_DIR/results/$(date +%F)-$NAME
+[ ! -e "$results" ] || die "$results exists: pick another NAME"
+
+# null_blk as the bench has it: memory-backed, completing in the
+# submitting context; room for the files and the filesystem.
+nullb_gb=$(((2 * FILE_MB + 1023) / 1024))
+export GUEST_APPEND="${GUEST_APPEND:-} null_blk.nr_devices=1 \
+null_blk.queue_mode=2 null_blk.memory_backed=1 null_blk.gb=$nullb_gb \
+null_blk.bs=4096 null_blk.irqmode=0"
+export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G} CLOCK=icount
+# About two host minutes per 256 MiB written and read, and 20 to spare.
+export BOOT_TIMEOUT=$((1200 + 120 * ROUNDS * $(wc -w <<<"$JOBS") * FILE_MB / 256))
+
+raw=$CACHE_DIR/seq-runs
+rm -rf "$raw"
+mkdir -p "$raw"
+for spec in $SEQ_KERNELS; do
+	label=${spec%%=*} image=${spec#*=}
+	if ! [[ $label =~ ^[A-Za-z0-9._-]+$ ]] || [ "$image" = "$spec" ]; then
+		die "SEQ_KERNELS: '$spec' is not LABEL=BZIMAGE"
+	fi
+	[ -f "$image" ] || die "SEQ_KERNELS: $image not found"
+	share=$raw/$label
+	mkdir -p "$share"
+	echo "$label" >>"$raw/order"
+	cat >"$share/seq.conf" <<CONF
+FS=$FS
+CLUSTER=$CLUSTER
+FILE_MB=$FILE_MB
+BS=$BS
+JOBS="$JOBS"
+ROUNDS=$ROUNDS
+CONF
+	log "seq bench: $label ($image)"
+	KERNEL_IMAGE=$image GUEST_SHARE=$share \
+		"$REPO_DIR/host/boot.sh" seq "seq-$label" >/dev/null
+	[ -f "$share/guest-meta.txt" ] ||
+		die "the guest wrote nothing; console log: $LOG_DIR/seq-$label.log"
+	[ ! -s "$share/errors.txt" ] ||
+		die "the guest failed: $(head -n 3 "$share/errors.txt")"
+	{
+		echo "bzimage=$image"
+		echo "bzimage_sha256=$(sha256sum "$image" | cut -c1-16)"
+		echo "accel=$(cat "$LOG_DIR/seq-$label.accel")"
+		echo "qemu_cmd=$(cat "$LOG_DIR/seq-$label.qemu-cmd")"
+		echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+	} >"$share/host-meta.txt"
+done
+
+mkdir -p "$results"
+python3 "$REPO_DIR/host/report/seq.py" "$raw" "$results"
+tar -C "$raw" -cJf "$results/raw.tar.xz" .
+log "results: $results"
