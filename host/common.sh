@@ -101,6 +101,15 @@ series_patches() {
 	topic_patches "${topics[@]}"
 }
 
+# patch_subject FILE: the subject of a patch or cover letter, unfolded and
+# without its [PATCH ...] prefix.
+patch_subject() {
+	awk '/^Subject: / { s = $0; folded = 1; next }
+		folded && /^[ \t]/ { s = s $0; next }
+		folded { exit }
+		END { sub(/^Subject: (\[[^]]*\] )?/, "", s); gsub(/[ \t]+/, " ", s); print s }' "$1"
+}
+
 # Hash of what the series applies (names and contents; cover letters do
 # not count): the tree is re-prepared whenever it changes. An empty series
 # (the stock kernel) has a hash too.

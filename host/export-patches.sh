@@ -21,7 +21,7 @@ git -C "$tree" rev-parse --verify -q baseline >/dev/null ||
 # cover_text COVER: the subject line, then the text, of a cover letter: what
 # follows its headers up to git's shortlog ("Author (N):").
 cover_text() {
-	sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$1" | head -n 1
+	patch_subject "$1"
 	awk 'body && /^[^ ].* \([0-9]+\):$/ { exit }
 		body { print }
 		!body && /^$/ { body = 1 }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'

@@ -61,7 +61,7 @@ last_subject() {
 	if [ -z "$last" ]; then
 		echo "none (stock 6.12)"
 	else
-		sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$1/$last" | head -n 1
+		patch_subject "$1/$last"
 	fi
 }
 
@@ -101,6 +101,11 @@ for step in $steps; do
 		die "LADDER: '$step' is not stock, TOPIC or TOPIC/NNNN"
 	prefix "$step" "$ladder/series-$(label "$step")"
 done
+
+# patch_names DIR: the patches of DIR's series, in order.
+patch_names() {
+	PATCH_DIR=$1 series_patches
+}
 
 # extend DIR: when the ladder's tree holds a prefix of DIR's series, apply
 # only the patches past it (prepare-tree.sh would start again from the
