@@ -43,6 +43,19 @@ kmake() {
 	make -C "$src" O="$build" CC="ccache gcc" -j"$jobs" "$@"
 }
 
+# effective_options FRAGMENT...: each option the fragments set, as the
+# last of them sets it (merge_config.sh lets a later fragment override).
+effective_options() {
+	cat "$@" | awk '
+		/^CONFIG_/ { opt = $0; sub(/=.*/, "", opt); set(opt, $0) }
+		/^# CONFIG_.* is not set$/ { set($2, $2 "=n") }
+		function set(opt, line) {
+			if (!(opt in value)) order[++n] = opt
+			value[opt] = line
+		}
+		END { for (i = 1; i <= n; i++) print value[order[i]] }'
+}
+
 config_stamp=$build/.fragment.sha
 want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$build/.config" ] || [ "$(cat "$config_stamp" 2>/dev/null)" != "$want" ]; then
@@ -68,7 +81,7 @@ if [ ! -f "$build/.config" ] || [ "$(cat "$config_stamp" 2>/dev/null)" != "$want
 			fi
 			;;
 		esac
-	done < <(cat "${fragments[@]}")
+	done < <(effective_options "${fragments[@]}")
 	[ "$bad" -eq 0 ] || die "${fragments[*]##*/} does not fit this kernel"
 	echo "$want" >"$config_stamp"
 fi

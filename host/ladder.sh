@@ -17,6 +17,10 @@
 #               (root only), so that ccache entries of that cache's builds
 #               hit: kbuild hands the compiler absolute source paths, so a
 #               tree elsewhere misses them all. Default: none.
+#   LADDER_FRAGMENTS  the config fragments, when not config/guest.config
+#               alone (e.g. "config/guest.config config/mitigations.config");
+#               its images carry the fragments' hash; give it its own
+#               IOMAP_CACHE, or the ladder's build folder is reconfigured
 #   LADDER_BENCH 0: build only
 #   NAME        results/<date>-NAME (ladder); each step in step-LABEL/
 #               (LABEL: the step with / as -), which must not exist yet
@@ -38,6 +42,14 @@ kernels=$CACHE_DIR/kernels
 NAME=${NAME:-ladder}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
+
+# Images of other config fragments than the default carry their hash.
+read -r -a fragments <<<"${LADDER_FRAGMENTS:-config/guest.config}"
+fragment_paths=("${fragments[@]/#/$REPO_DIR/}")
+config_key=
+if [ "${fragments[*]}" != config/guest.config ]; then
+	config_key=-$(cat "${fragment_paths[@]}" | sha256sum | cut -c1-8)
+fi
 
 # label STEP: the step as a file name.
 label() {
@@ -131,7 +143,7 @@ extend() {
 build() {
 	local step=$1 dir hash image start ccache_log
 	dir=$ladder/series-$(label "$step")
-	hash=$(PATCH_DIR=$dir series_hash)
+	hash=$(PATCH_DIR=$dir series_hash)$config_key
 	image=$kernels/bzImage-$hash
 	[ -f "$image" ] && return 0
 	start=$(date +%s)
@@ -143,7 +155,8 @@ build() {
 	rm -f "$ccache_log"
 	local env=(PATCH_DIR="$dir" IOMAP_CACHE="$ladder"
 		IOMAP_CCACHE="${LADDER_CCACHE:-$CACHE_DIR/ccache}"
-		CCACHE_STATSLOG="$ccache_log")
+		CCACHE_STATSLOG="$ccache_log"
+		KERNEL_FRAGMENTS="${fragment_paths[*]}")
 	if [ -n "${LADDER_ALIAS:-}" ]; then
 		# The marker proves the bind mounts are in place before make
 		# writes anything under the alias paths.
@@ -166,6 +179,7 @@ build() {
 	{
 		echo "step=$step"
 		echo "series_hash=$hash"
+		echo "config=${fragments[*]}"
 		echo "patches=$(patch_names "$dir" | wc -l)"
 		echo "last_patch=$(last_subject "$dir")"
 		echo "build_seconds=$(($(date +%s) - start))"
@@ -198,7 +212,7 @@ export ENGINES=${ENGINES:-psync io_uring io_uring_poll}
 export QDS=${QDS:-64} BSS=${BSS:-4k} PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
 for step in $steps; do
 	dir=$ladder/series-$(label "$step")
-	hash=$(PATCH_DIR=$dir series_hash)
+	hash=$(PATCH_DIR=$dir series_hash)$config_key
 	image=$kernels/bzImage-$hash
 	while [ ! -f "$image" ]; do
 		[ ! -e "$ladder/failed-$(label "$step")" ] ||
