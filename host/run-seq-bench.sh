@@ -9,7 +9,7 @@
 #               e.g. "stock=... series=..." for a before/after table
 #   FS          exfat (default; the only one set up)
 #   CLUSTER     exfat cluster size: 4k
-#   FILE_MB     data written and read per run, split over the jobs: 512
+#   FILE_MB     data written and read per run, split over the jobs: 256
 #   BS          fio block size: 64k
 #   JOBS        numbers of fio jobs, each a run: "1 4"
 #   ROUNDS      runs per setting: 2
@@ -19,7 +19,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 SEQ_KERNELS=${SEQ_KERNELS:-series=$BUILT_KERNEL}
-FS=${FS:-exfat} CLUSTER=${CLUSTER:-4k} FILE_MB=${FILE_MB:-512}
+FS=${FS:-exfat} CLUSTER=${CLUSTER:-4k} FILE_MB=${FILE_MB:-256}
 BS=${BS:-64k} JOBS=${JOBS:-1 4} ROUNDS=${ROUNDS:-2} NAME=${NAME:-seq}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
