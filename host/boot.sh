@@ -19,7 +19,7 @@
 # Exits non-zero when the guest panicked, hung or never finished its job.
 set -euo pipefail
 # shellcheck source=host/common.sh
-. "$(dirname "$0")/../scripts/common.sh"
+. "$(dirname "$0")/common.sh"
 
 run=${1:?usage: host/boot.sh test|bench|shell [logname]}
 logname=${2:-$run}
