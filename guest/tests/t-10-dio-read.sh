@@ -3,7 +3,7 @@
 # through every engine: data, holes, unwritten extents, alignment errors
 # and short reads at EOF.
 
-ENGINES="psync libaio uring uring-poll"
+ENGINES="psync libaio io_uring io_uring_poll"
 SEED=0x5eed
 
 # dio_reads LABEL PATH: 4 KiB and 512 B reads at aligned offsets.

@@ -43,7 +43,7 @@ for fs in ext4 xfs; do
 	xfs_io -f -c "falloc 0 1m" -c "pwrite -q 2m 64k" -c fsync $f
 	check_eq "$fs SEEK_DATA skips unwritten" "$(seek_result $f d 0)" 2097152
 	check "$fs unwritten reads zero" \
-		dio-check read $f 0 1048576 uring zero
+		dio-check read $f 0 1048576 io_uring zero
 
 	# Truncate into a block zeroes its tail: extend again and look.
 	f=$mnt/trunc

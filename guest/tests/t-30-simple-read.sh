@@ -8,7 +8,7 @@
 SEED=0x51e0
 SIMPLE=/sys/kernel/iomap/simple_read
 TRACE=/sys/kernel/tracing
-ENGINES="psync libaio uring uring-poll"
+ENGINES="psync libaio io_uring io_uring_poll"
 
 # The second NVMe disk carries the dm-dust device of the error tests.
 DUST_DISK=/dev/nvme1n1
@@ -59,7 +59,7 @@ for fs in ext4 xfs; do
 				dio-check read $mnt/prealloc 4096 4096 "$e" zero 4
 			# Only io_uring asks for the per-cpu bio cache.
 			cached=0
-			case $e in uring*) cached=8 ;; esac
+			case $e in io_uring*) cached=8 ;; esac
 			hits_matching "alloc_cache 1" \
 				"$on $e 4k reads with the bio cache: $cached of 8" \
 				"$(expect_hits $cached)" \
@@ -137,7 +137,7 @@ else
 			dmsetup message dust 0 enable
 		for s in 1 0; do
 			echo $s >$SIMPLE
-			for e in psync libaio uring; do
+			for e in psync libaio io_uring; do
 				hits "$fs simple_read=$s $e bad block is EIO" \
 					"$(expect_hits 1)" \
 					dio-check read $f 0 4096 "$e" errno:EIO
@@ -153,7 +153,7 @@ else
 		check "$fs dust disable bad blocks" \
 			dmsetup message dust 0 disable
 		hits "$fs bad block reads again after the error" 4 \
-			dio-check read $f 0 4096 uring pattern:$SEED 4
+			dio-check read $f 0 4096 io_uring pattern:$SEED 4
 		umount $mnt
 	done
 	dmsetup remove dust

@@ -14,7 +14,7 @@
 
 IK_SEED=0x17e4
 IK_SIMPLE=/sys/kernel/iomap/simple_read
-IK_ENGINES="psync readv readv2 nowait uring-fixed splice sendfile cfr"
+IK_ENGINES="psync readv readv2 nowait io_uring_fixed splice sendfile cfr"
 
 # ik_warnings: how many warnings the kernel log holds.
 ik_warnings() {
@@ -55,7 +55,7 @@ for fs in ext4 xfs; do
 	if loop=$(/usr/sbin/losetup --direct-io=on -f --show $f); then
 		check_eq "$fs loop device does direct I/O" \
 			"$(cat "/sys/block/${loop#/dev/}/loop/dio")" 1
-		for e in psync uring; do
+		for e in psync io_uring; do
 			hits "$fs loop $e 4k reads" 8 \
 				dio-check read "$loop" 8192 4096 "$e" pattern:$IK_SEED 8
 		done

@@ -25,7 +25,7 @@ for drv in ext2 ext4; do
 	for s in 1 0; do
 		echo $s >$E2_SIMPLE
 		on="$drv ext2 simple_read=$s"
-		for e in psync libaio uring; do
+		for e in psync libaio io_uring; do
 			hits "$on $e 4k reads" "$(expect_hits 8)" \
 				dio-check read $f 61440 4096 $e pattern:$E2_SEED 8
 			hits "$on $e 512b reads" "$(expect_hits 8)" \

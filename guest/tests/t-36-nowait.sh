@@ -57,7 +57,7 @@ nw_main() {
 		check "$fs nowait fill" dio-check fill $f 0 65536 $NW_SEED
 		for s in 1 0; do
 			echo $s >$NW_SIMPLE
-			for e in nowait uring-nowait; do
+			for e in nowait io_uring_nowait; do
 				hits "$fs simple_read=$s $e 4k reads, tag free" "$(expect_hits 8)" \
 					dio-check read $f 8192 4096 $e pattern:$NW_SEED 8
 			done
@@ -82,9 +82,9 @@ nw_main() {
 		nw_blocked "ext4 RWF_NOWAIT read, tag held: EAGAIN" \
 			nowait $f errno:EAGAIN
 		nw_blocked "ext4 io_uring RWF_NOWAIT read, tag held: EAGAIN" \
-			uring-nowait $f errno:EAGAIN
+			io_uring_nowait $f errno:EAGAIN
 		nw_blocked "ext4 io_uring read, tag held: retried, data" \
-			uring $f pattern:$NW_SEED
+			io_uring $f pattern:$NW_SEED
 		nw_blocked "ext4 read, tag held: waits, data" \
 			psync $f pattern:$NW_SEED
 		umount $mnt

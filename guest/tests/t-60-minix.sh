@@ -8,7 +8,7 @@
 # compares data, sizes, listings or counts, not just exit codes.
 
 MINIX_SEED=0x3171
-MINIX_ENGINES="psync libaio uring"
+MINIX_ENGINES="psync libaio io_uring"
 # 32 MiB in 1 KiB blocks: small and quick, and within what v1 can address.
 MINIX_BLOCKS=32768
 MINIX_MNT=/mnt/minix

@@ -18,7 +18,7 @@
 
 EXFAT_SEED=0x3a7f
 EXFAT_STALE=0x5e5e
-EXFAT_ENGINES="psync libaio uring"
+EXFAT_ENGINES="psync libaio io_uring"
 EXFAT_MNT=/mnt/exfat
 EXFAT_SIMPLE=/sys/kernel/iomap/simple_read
 # A 64 MiB slice of the test disk, so that mkfs and the pattern are quick.
@@ -417,7 +417,7 @@ for cs in $EXFAT_CLUSTERS; do
 	check "$fs extending direct write data" \
 		dio-check read "$d" 20480 2048 psync byte:0x7c
 	check "$fs extending direct write leaves zeros" \
-		dio-check read "$d" 8192 12288 uring zero
+		dio-check read "$d" 8192 12288 io_uring zero
 	# A direct write beyond valid_size inside i_size.
 	dv=$mnt/dvalid
 	truncate -s 1048576 "$dv"
