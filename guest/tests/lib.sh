@@ -63,8 +63,8 @@ drop_caches() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
-# The tracefs mount, for the iomap_dio_simple_read trace point.
-TRACING=/sys/kernel/tracing
+# shellcheck source=guest/lib/trace.sh
+. /lib/iomap/trace.sh
 
 # expect_hits N: the simple path's hits for N reads it qualifies for: N when
 # /sys/kernel/iomap/simple_read is 1, else 0.
@@ -90,17 +90,13 @@ hits_matching() {
 	name=$2
 	want=$3
 	shift 3
-	echo 0 >$TRACING/tracing_on
-	echo >$TRACING/trace
-	echo 1 >$TRACING/tracing_on
+	trace_start
 	out=$("$@" 2>&1)
 	rc=$?
-	echo 0 >$TRACING/tracing_on
+	got=$(trace_stop_count "$match")
 	if [ $rc -ne 0 ]; then
 		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
 		return
 	fi
-	check_eq "$name" \
-		"$(grep -c "iomap_dio_simple_read:.*$match" $TRACING/trace) hits" \
-		"$want hits"
+	check_eq "$name" "$got hits" "$want hits"
 }

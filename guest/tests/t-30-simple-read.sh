@@ -7,7 +7,6 @@
 
 SEED=0x51e0
 SIMPLE=/sys/kernel/iomap/simple_read
-TRACE=/sys/kernel/tracing
 ENGINES="psync libaio io_uring io_uring_poll"
 
 # The second NVMe disk carries the dm-dust device of the error tests.
@@ -30,7 +29,7 @@ check_eq "simple_read stays 0 after '2'" "$(cat $SIMPLE)" 0
 echo 1 >$SIMPLE
 check_eq "simple_read set to 1" "$(cat $SIMPLE)" 1
 
-if ! echo 1 >$TRACE/events/iomap/iomap_dio_simple_read/enable; then
+if ! simple_read_events 1; then
 	fail "iomap_dio_simple_read trace point" "cannot enable it"
 fi
 
@@ -322,4 +321,4 @@ for fs in ext4 xfs; do
 		dio-check read $f 0 $((16 * MB)) psync pattern:$SEED
 	umount $mnt
 done
-echo 0 >$TRACE/events/iomap/iomap_dio_simple_read/enable
+simple_read_events 0

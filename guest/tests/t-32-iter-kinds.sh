@@ -21,7 +21,7 @@ ik_warnings() {
 	dmesg | grep -c 'WARNING:'
 }
 
-echo 1 >/sys/kernel/tracing/events/iomap/iomap_dio_simple_read/enable
+simple_read_events 1
 ik_warn_before=$(ik_warnings)
 for fs in ext4 xfs; do
 	mnt=/mnt/$fs

@@ -8,7 +8,7 @@ E2_SEED=0xe2e2
 E2_SIMPLE=/sys/kernel/iomap/simple_read
 E2_MNT=/mnt/ext2
 
-echo 1 >/sys/kernel/tracing/events/iomap/iomap_dio_simple_read/enable
+simple_read_events 1
 for drv in ext2 ext4; do
 	umount $E2_MNT 2>/dev/null
 	mkdir -p $E2_MNT

@@ -95,7 +95,7 @@ nw_main() {
 	rmdir $NW_CFG
 }
 
-echo 1 >"$TRACING"/events/iomap/iomap_dio_simple_read/enable
+simple_read_events 1
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 if mkdir $NW_CFG 2>/dev/null; then
 	nw_main

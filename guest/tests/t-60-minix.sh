@@ -55,7 +55,7 @@ awk -v d="$TEST_DEV" '$1 == d { print $2 }' /proc/mounts |
 		umount "$m"
 	done
 echo 1 >$MINIX_SIMPLE
-if ! echo 1 >"$TRACING"/events/iomap/iomap_dio_simple_read/enable; then
+if ! simple_read_events 1; then
 	fail "minix iomap_dio_simple_read trace point" "cannot enable it"
 fi
 
@@ -383,5 +383,5 @@ for v in 1 2 3; do
 	check "$fs fsck after removing everything" fsck.minix -f "$TEST_DEV"
 	rm -f /tmp/minix-*.ref
 done
-echo 0 >"$TRACING"/events/iomap/iomap_dio_simple_read/enable
+simple_read_events 0
 echo "t-60-minix: $(($(date +%s) - MINIX_START)) s"

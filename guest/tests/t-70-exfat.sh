@@ -241,7 +241,7 @@ awk -v d="$TEST_DEV" '$1 == d { print $2 }' /proc/mounts |
 		umount "$m"
 	done
 echo 1 >$EXFAT_SIMPLE
-if ! echo 1 >"$TRACING"/events/iomap/iomap_dio_simple_read/enable; then
+if ! simple_read_events 1; then
 	fail "exfat iomap_dio_simple_read trace point" "cannot enable it"
 fi
 dmsetup remove exfat 2>/dev/null
@@ -521,5 +521,5 @@ for cs in $EXFAT_CLUSTERS; do
 	fi
 done
 dmsetup remove exfat 2>/dev/null
-echo 0 >"$TRACING"/events/iomap/iomap_dio_simple_read/enable
+simple_read_events 0
 echo "t-70-exfat: $(($(date +%s) - EXFAT_START)) s"
