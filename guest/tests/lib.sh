@@ -1,18 +1,49 @@
 # shellcheck shell=sh
-# Helpers for the guest test suite: result reporting, device discovery and
-# filesystem setup. Sourced by run-suite.sh and every tests/t-*.sh.
+# Helpers for the guest test suite: result reporting, device discovery,
+# filesystem setup and simple-path hit counting. Sourced by run-suite.sh
+# and every tests/t-*.sh, each of which runs in a shell of its own.
+#
+# A test reports by printing lines, which run-suite.sh counts: "PASS name",
+# "FAIL name: reason", and "SKIP name: reason" for what cannot run here.
 
-PASSED=0
-FAILED=0
+# The test's name, for the lines it prints about itself.
+TEST_NAME=$(basename "$0" .sh)
 
 pass() {
-	PASSED=$((PASSED + 1))
 	echo "PASS $1"
 }
 
 fail() {
-	FAILED=$((FAILED + 1))
 	echo "FAIL $1: $2"
+}
+
+skip() {
+	echo "SKIP $1: $2"
+}
+
+# skip_test REASON: the whole test cannot run here: say why and stop.
+skip_test() {
+	skip "$TEST_NAME" "$1"
+	exit 0
+}
+
+# require_dm_target TARGET: skip the test unless device-mapper has TARGET.
+require_dm_target() {
+	dmsetup targets 2>/dev/null | grep -qw "$1" ||
+		skip_test "no dm-$1 target in this kernel"
+}
+
+# have_simple_read: whether the kernel has the simple read path's switch
+# and trace point (the series before the simple path, or stock 6.12, has
+# neither); turns the trace point on.
+have_simple_read() {
+	[ -w $SIMPLE_READ ] && simple_read_events 1
+}
+
+# require_simple_read: skip the test unless have_simple_read.
+require_simple_read() {
+	have_simple_read ||
+		skip_test "no simple read path (/sys/kernel/iomap/simple_read, its trace point) in this kernel"
 }
 
 # check NAME COMMAND...: run the command; pass when it exits 0, otherwise
@@ -39,21 +70,26 @@ check_eq() {
 # The test disk: the first NVMe namespace the host attached.
 TEST_DEV=/dev/nvme0n1
 
+# The O_DIRECT read engines of dio-check that mean fio's engines of the
+# same names.
+# shellcheck disable=SC2034 # read by the tests
+DIO_ENGINES="psync libaio io_uring io_uring_poll"
+
+# The simple direct-I/O read path's switch: 1 on (the default), 0 off.
+SIMPLE_READ=/sys/kernel/iomap/simple_read
+
 # mkfs_mount FS MOUNTPOINT [DEVICE]: make a fresh filesystem of type FS
 # (ext4, xfs) on DEVICE (default $TEST_DEV) and mount it; a failure is
 # reported as a failed test and returns 1, so callers can skip the fs.
 mkfs_mount() {
-	fs=$1
-	mnt=$2
-	dev=${3:-$TEST_DEV}
-	umount "$mnt" 2>/dev/null
-	mkdir -p "$mnt"
-	case "$fs" in
-	ext4) mkfs.ext4 -q -F -b 4096 "$dev" ;;
-	xfs) mkfs.xfs -q -f -b size=4096 "$dev" ;;
+	umount "$2" 2>/dev/null
+	mkdir -p "$2"
+	case "$1" in
+	ext4) mkfs.ext4 -q -F -b 4096 "${3:-$TEST_DEV}" ;;
+	xfs) mkfs.xfs -q -f -b size=4096 "${3:-$TEST_DEV}" ;;
 	*) false ;;
-	esac && mount -t "$fs" "$dev" "$mnt" && return 0
-	fail "$fs mkfs and mount on $dev" "could not make or mount $fs"
+	esac && mount -t "$1" "${3:-$TEST_DEV}" "$2" && return 0
+	fail "$1 mkfs and mount on ${3:-$TEST_DEV}" "could not make or mount $1"
 	return 1
 }
 
@@ -69,7 +105,7 @@ drop_caches() {
 # expect_hits N: the simple path's hits for N reads it qualifies for: N when
 # /sys/kernel/iomap/simple_read is 1, else 0.
 expect_hits() {
-	if [ "$(cat /sys/kernel/iomap/simple_read)" = 1 ]; then
+	if [ "$(cat $SIMPLE_READ)" = 1 ]; then
 		echo "$1"
 	else
 		echo 0

@@ -3,6 +3,8 @@
 # buffered I/O, SEEK_HOLE/SEEK_DATA, FIEMAP, truncate zeroing, mmap write
 # faults, swapfile activation and O_DIRECT writes. Each checks data or
 # offsets, not just exit codes.
+# shellcheck source=guest/tests/lib.sh
+. ./lib.sh
 
 SEED=0x10ad
 

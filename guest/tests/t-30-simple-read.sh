@@ -4,6 +4,8 @@
 # trace point), data through every engine with the path on and off, I/O
 # errors, bio allocation failures, and concurrent I/O and switching on the
 # same file.
+# shellcheck source=guest/tests/lib.sh
+. ./lib.sh
 
 SEED=0x51e0
 SIMPLE=/sys/kernel/iomap/simple_read

@@ -6,6 +6,8 @@
 # simple direct-I/O read path, data surviving a remount, directories and
 # symlinks still on buffer heads, fsck, and a fio verify run.  Each check
 # compares data, sizes, listings or counts, not just exit codes.
+# shellcheck source=guest/tests/lib.sh
+. ./lib.sh
 
 MINIX_SEED=0x3171
 MINIX_ENGINES="psync libaio io_uring"

@@ -15,6 +15,8 @@
 # write flushes the disk cache once, and writes larger than the free space
 # write what fits.  Each check compares data, sizes, offsets or counts,
 # not just exit codes.
+# shellcheck source=guest/tests/lib.sh
+. ./lib.sh
 
 EXFAT_SEED=0x3a7f
 EXFAT_STALE=0x5e5e
