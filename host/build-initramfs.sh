@@ -12,7 +12,8 @@ root=$CACHE_DIR/initramfs-root
 
 host_tools=(
 	fio perf nvme xfs_io mkfs.xfs mkfs.ext4 mke2fs filefrag
-	mkfs.minix fsck.minix mkfs.exfat fsck.exfat dmsetup mkswap swapon swapoff losetup
+	mkfs.minix fsck.minix mkfs.exfat fsck.exfat e2fsck xfs_repair dmsetup mkswap swapon
+	swapoff losetup
 )
 
 rm -rf "$root"
@@ -50,7 +51,7 @@ make -s -C "$REPO_DIR/guest/tools" OUT="$CACHE_DIR/tools-bin"
 for prog in "$CACHE_DIR"/tools-bin/*; do
 	copy_with_libs "$prog" "/tools/bin/$(basename "$prog")"
 done
-cp "$REPO_DIR"/guest/tests/*.sh "$root/tests/"
+cp -r "$REPO_DIR"/guest/tests/*.sh "$REPO_DIR"/guest/tests/fs "$root/tests/"
 cp "$REPO_DIR"/guest/bench/*.sh "$root/bench/"
 cp "$REPO_DIR"/guest/lib/*.sh "$root/lib/iomap/"
 cp "$REPO_DIR/guest/init" "$root/init"

@@ -8,11 +8,6 @@
 
 SEED=0x10ad
 
-# seek_result FILE h|d OFFSET: the offset xfs_io's seek reports.
-seek_result() {
-	xfs_io -c "seek -$2 $3" "$1" | awk '$1 == "DATA" || $1 == "HOLE" { print $2 }'
-}
-
 # extents FILE: the file's extents as "first-last" 4 KiB blocks (FIEMAP).
 extents() {
 	filefrag -v -b4096 "$1" |

@@ -7,6 +7,7 @@
 . ./lib.sh
 
 require_simple_read
+require_fs ext2
 
 SEED=0xe2e2
 MNT=/mnt/ext2
@@ -14,8 +15,7 @@ MNT=/mnt/ext2
 for drv in ext2 ext4; do
 	umount $MNT 2>/dev/null
 	mkdir -p $MNT
-	if ! mkfs.ext4 -q -F -t ext2 -b 4096 "$TEST_DEV" ||
-		! mount -t $drv "$TEST_DEV" $MNT; then
+	if ! fs_mkfs "$FS_VARIANTS" || ! mount -t $drv "$FS_DEV" $MNT; then
 		fail "ext2 volume mounted by $drv" "mke2fs or mount failed"
 		continue
 	fi
