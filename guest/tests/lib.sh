@@ -179,6 +179,17 @@ entries() {
 	find "$1" -mindepth 1 -maxdepth 1 | wc -l | tr -d ' '
 }
 
+# dm_create NAME TABLE: make device-mapper device /dev/mapper/NAME from
+# TABLE (without udev, dmsetup mknodes makes the node).
+dm_create() {
+	dmsetup create "$1" --table "$2" && dmsetup mknodes "$1"
+}
+
+# sectors DEVICE: the size of DEVICE in 512-byte sectors.
+sectors() {
+	cat "/sys/block/${1#/dev/}/size"
+}
+
 # unmount_test_dev: unmount whatever holds the test disk, so that it can be
 # formatted or mapped.
 unmount_test_dev() {

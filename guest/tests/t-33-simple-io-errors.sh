@@ -37,10 +37,7 @@ first_block() {
 		sed -n 's/^ *0: *[0-9]*\.\. *[0-9]*: *\([0-9]*\)\.\..*/\1/p'
 }
 
-sectors=$(cat /sys/block/${DUST_DISK#/dev/}/size)
-# Without udev, dmsetup mknodes makes /dev/mapper/dust.
-if ! dmsetup create dust --table "0 $sectors dust $DUST_DISK 0 4096" ||
-	! dmsetup mknodes dust; then
+if ! dm_create dust "0 $(sectors $DUST_DISK) dust $DUST_DISK 0 4096"; then
 	fail "dm-dust device" "dmsetup create failed"
 else
 	for fs in ext4 xfs; do

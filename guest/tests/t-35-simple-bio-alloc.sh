@@ -26,10 +26,8 @@ failing() {
 	sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' failing "$@"
 }
 
-sectors=$(cat /sys/block/${SLOW_DISK#/dev/}/size)
-if ! dmsetup create slow \
-	--table "0 $sectors delay $SLOW_DISK 0 50 $SLOW_DISK 0 0" ||
-	! dmsetup mknodes slow; then
+if ! dm_create slow \
+	"0 $(sectors $SLOW_DISK) delay $SLOW_DISK 0 50 $SLOW_DISK 0 0"; then
 	fail "dm-delay device" "dmsetup create failed"
 else
 	echo Y >$FAILSLAB/task-filter

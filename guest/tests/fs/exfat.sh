@@ -21,11 +21,9 @@ fs_label() {
 	echo "exfat ${1}b clusters"
 }
 
-# Without udev, dmsetup mknodes makes /dev/mapper/exfat.
 fs_setup() {
 	dmsetup remove exfat 2>/dev/null
-	dmsetup create exfat --table "0 $EXFAT_SECTORS linear $TEST_DEV 0" &&
-		dmsetup mknodes exfat
+	dm_create exfat "0 $EXFAT_SECTORS linear $TEST_DEV 0"
 }
 
 fs_teardown() {
