@@ -12,12 +12,13 @@ root=$CACHE_DIR/initramfs-root
 
 host_tools=(
 	fio perf nvme xfs_io mkfs.xfs mkfs.ext4 mke2fs filefrag
-	mkfs.minix fsck.minix mkfs.exfat fsck.exfat dmsetup mkswap swapon swapoff losetup
+	mkfs.minix fsck.minix mkfs.exfat fsck.exfat e2fsck xfs_repair dmsetup mkswap swapon
+	swapoff losetup
 )
 
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,mnt,run,lib64} \
-	"$root"/usr/{bin,sbin} "$root"/{tests,bench,tools/bin}
+	"$root"/usr/{bin,sbin} "$root"/{tests,bench,tools/bin,lib/iomap}
 
 cp /bin/busybox "$root/bin/busybox"
 for applet in $(/bin/busybox --list); do
@@ -44,13 +45,15 @@ for tool in "${host_tools[@]}"; do
 done
 
 # The guest's own programs, built against the host's libraries, and the
-# scripts that drive them: the suite in /tests, the bench in /bench.
+# scripts that drive them: the suite in /tests, the bench in /bench, and
+# the shell code both source in /lib/iomap.
 make -s -C "$REPO_DIR/guest/tools" OUT="$CACHE_DIR/tools-bin"
 for prog in "$CACHE_DIR"/tools-bin/*; do
 	copy_with_libs "$prog" "/tools/bin/$(basename "$prog")"
 done
-cp "$REPO_DIR"/guest/tests/*.sh "$root/tests/"
+cp -r "$REPO_DIR"/guest/tests/*.sh "$REPO_DIR"/guest/tests/fs "$root/tests/"
 cp "$REPO_DIR"/guest/bench/*.sh "$root/bench/"
+cp "$REPO_DIR"/guest/lib/*.sh "$root/lib/iomap/"
 cp "$REPO_DIR/guest/init" "$root/init"
 chmod +x "$root/init" "$root"/tests/*.sh "$root"/bench/*.sh
 echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"

@@ -32,6 +32,9 @@ for kernel in ${TEST_KERNELS:-debug}; do
 	log=$LOG_DIR/$name.log
 	log "suite on the $kernel kernel ($image)"
 	start=$(date +%s)
+	# Empty the log first: boot.sh can stop before it writes one (no
+	# kernel, no initramfs), and a previous run's lines must not count.
+	: >"$log"
 	booted=0
 	# A boot that fails before the guest writes must not count an older log.
 	mkdir -p "$LOG_DIR"

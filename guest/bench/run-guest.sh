@@ -22,8 +22,9 @@
 
 OUT=/out
 SIMPLE=/sys/kernel/iomap/simple_read
-TRACE=/sys/kernel/tracing
 MNT=/mnt/bench
+# shellcheck source=guest/lib/trace.sh
+. /lib/iomap/trace.sh
 
 mkdir -p $OUT $MNT
 if ! mount -t 9p -o trans=virtio,version=9p2000.L out $OUT; then
@@ -188,17 +189,15 @@ path_check() {
 			>>$OUT/path-check.txt
 		return
 	fi
-	echo 1 >$TRACE/events/iomap/iomap_dio_simple_read/enable
+	simple_read_events 1
 	for bs in $1; do
 		for s in 0 1; do
 			echo $s >$SIMPLE
-			echo >$TRACE/trace
-			echo 1 >$TRACE/tracing_on
+			trace_start
 			fio --name=check --filename="$file" --rw=randread \
 				--bs="$bs" --direct=1 --size="${SIZE_MB}M" \
 				--ioengine=psync --number_ios=64 >/dev/null
-			echo 0 >$TRACE/tracing_on
-			hits=$(grep -c 'iomap_dio_simple_read:' $TRACE/trace)
+			hits=$(trace_stop_count "")
 			echo "$label bs=$bs simple_read=$s hits=$hits reads=64" \
 				>>$OUT/path-check.txt
 			want=0
@@ -208,7 +207,7 @@ path_check() {
 				"the simple path served $hits of 64 reads, want $want"
 		done
 	done
-	echo 0 >$TRACE/events/iomap/iomap_dio_simple_read/enable
+	simple_read_events 0
 }
 
 # settings ROUND: the simple_read values of one round of a cell: ABBA over

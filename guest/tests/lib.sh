@@ -1,18 +1,57 @@
 # shellcheck shell=sh
-# Helpers for the guest test suite: result reporting, device discovery and
-# filesystem setup. Sourced by run-suite.sh and every tests/t-*.sh.
+# Helpers for the guest test suite: result reporting, device discovery,
+# filesystem setup and simple-path hit counting. Sourced by run-suite.sh
+# and every tests/t-*.sh, each of which runs in a shell of its own.
+#
+# A test reports by printing lines, which run-suite.sh counts: "PASS name",
+# "FAIL name: reason", and "SKIP name: reason" for what cannot run here.
 
-PASSED=0
-FAILED=0
+# The test's name, for the lines it prints about itself.
+TEST_NAME=$(basename "$0" .sh)
 
 pass() {
-	PASSED=$((PASSED + 1))
 	echo "PASS $1"
 }
 
 fail() {
-	FAILED=$((FAILED + 1))
 	echo "FAIL $1: $2"
+}
+
+skip() {
+	echo "SKIP $1: $2"
+}
+
+# skip_test REASON: the whole test cannot run here: say why and stop.
+skip_test() {
+	skip "$TEST_NAME" "$1"
+	exit 0
+}
+
+# require_fs NAME: load tests/fs/NAME.sh, and skip the test unless the
+# kernel has that filesystem and the guest its tools.
+require_fs() {
+	fs_load "$1"
+	why=$(fs_unusable)
+	[ -z "$why" ] || skip_test "$why"
+}
+
+# require_dm_target TARGET: skip the test unless device-mapper has TARGET.
+require_dm_target() {
+	dmsetup targets 2>/dev/null | grep -qw "$1" ||
+		skip_test "no dm-$1 target in this kernel"
+}
+
+# have_simple_read: whether the kernel has the simple read path's switch
+# and trace point (the series before the simple path, or stock 6.12, has
+# neither); turns the trace point on.
+have_simple_read() {
+	[ -w $SIMPLE_READ ] && simple_read_events 1
+}
+
+# require_simple_read: skip the test unless have_simple_read.
+require_simple_read() {
+	have_simple_read ||
+		skip_test "no simple read path (/sys/kernel/iomap/simple_read, its trace point) in this kernel"
 }
 
 # check NAME COMMAND...: run the command; pass when it exits 0, otherwise
@@ -39,22 +78,131 @@ check_eq() {
 # The test disk: the first NVMe namespace the host attached.
 TEST_DEV=/dev/nvme0n1
 
-# mkfs_mount FS MOUNTPOINT [DEVICE]: make a fresh filesystem of type FS
-# (ext4, xfs) on DEVICE (default $TEST_DEV) and mount it; a failure is
-# reported as a failed test and returns 1, so callers can skip the fs.
-mkfs_mount() {
-	fs=$1
-	mnt=$2
-	dev=${3:-$TEST_DEV}
-	umount "$mnt" 2>/dev/null
-	mkdir -p "$mnt"
-	case "$fs" in
-	ext4) mkfs.ext4 -q -F -b 4096 "$dev" ;;
-	xfs) mkfs.xfs -q -f -b size=4096 "$dev" ;;
-	*) false ;;
-	esac && mount -t "$fs" "$dev" "$mnt" && return 0
-	fail "$fs mkfs and mount on $dev" "could not make or mount $fs"
+# The O_DIRECT read engines of dio-check that mean fio's engines of the
+# same names.
+DIO_ENGINES="psync libaio io_uring io_uring_poll"
+
+# The simple direct-I/O read path's switch: 1 on (the default), 0 off.
+SIMPLE_READ=/sys/kernel/iomap/simple_read
+
+# Filesystem hooks, as xfstests has a config per filesystem: tests/fs/NAME.sh
+# describes how to make, check and mount filesystem NAME and what it cannot
+# do, for the generic suite (t-50-fs-generic.sh) and every test that needs
+# one. Each sets
+#   FS_TYPE      the type to mount
+#   FS_VARIANTS  its variants (mkfs options), one word each
+#   FS_BLOCK     its block size: the simple path serves reads of one block
+#   FS_TOOLS     the programs its hooks run
+# and may set
+#   FS_ENGINES   the O_DIRECT engines it serves (default: DIO_ENGINES)
+#   FS_CANNOT    what it cannot do: seek_hole (SEEK_HOLE and SEEK_DATA see
+#                no holes), sparse (no holes: every block up to i_size is
+#                allocated)
+#   FS_FIO_BS    the block size of the fio verify run (default: FS_BLOCK)
+#   FS_DEV       the device it is made on (default: TEST_DEV)
+# and defines fs_label VARIANT (the name its checks carry), fs_mkfs VARIANT
+# (make it on FS_DEV), fs_fsck (check FS_DEV) and fs_mounted LABEL VARIANT
+# MOUNTPOINT (one check that the variant is what got mounted), and may
+# define fs_setup and fs_teardown (make and remove FS_DEV).
+
+# fs_load NAME: read tests/fs/NAME.sh over the defaults.
+fs_load() {
+	# shellcheck disable=SC2034 # read by the tests
+	FS_ENGINES=$DIO_ENGINES
+	FS_CANNOT=
+	# shellcheck disable=SC2034 # read by the tests
+	FS_FIO_BS=
+	FS_DEV=$TEST_DEV
+	# shellcheck disable=SC2317 # called by the tests
+	fs_setup() { :; }
+	# shellcheck disable=SC2317 # called by the tests
+	fs_teardown() { :; }
+	# shellcheck source=/dev/null
+	. "./fs/$1.sh"
+	FS_MNT=/mnt/$FS_TYPE
+}
+
+# fs_unusable: why the loaded filesystem cannot be tested here, or nothing.
+fs_unusable() {
+	if ! grep -qw "$FS_TYPE" /proc/filesystems; then
+		echo "no $FS_TYPE filesystem in this kernel"
+		return
+	fi
+	for tool in $FS_TOOLS; do
+		if ! command -v "$tool" >/dev/null; then
+			echo "no $tool in this guest"
+			return
+		fi
+	done
+}
+
+# fs_can WHAT: whether the loaded filesystem can do WHAT (see FS_CANNOT).
+fs_can() {
+	case " $FS_CANNOT " in
+	*" $1 "*) return 1 ;;
+	esac
+}
+
+# fs_mkfs_mount LABEL VARIANT: make a fresh filesystem of the loaded type
+# on FS_DEV and mount it on FS_MNT; a failure is reported as a failed test
+# and returns 1, so callers can skip the variant.
+fs_mkfs_mount() {
+	umount "$FS_MNT" 2>/dev/null
+	mkdir -p "$FS_MNT"
+	fs_mkfs "$2" && mount -t "$FS_TYPE" "$FS_DEV" "$FS_MNT" && return 0
+	fail "$1 mkfs and mount on $FS_DEV" "could not make or mount $1"
 	return 1
+}
+
+# mkfs_mount FS MOUNTPOINT [DEVICE]: make a fresh filesystem FS (tests/fs/
+# FS.sh, its first variant) on DEVICE (default $TEST_DEV) and mount it; a
+# failure is reported as a failed test and returns 1, so callers can skip
+# the fs.
+mkfs_mount() {
+	fs_load "$1"
+	FS_DEV=${3:-$TEST_DEV}
+	FS_MNT=$2
+	fs_mkfs_mount "$1" "${FS_VARIANTS%% *}"
+}
+
+# stale_blocks BYTES: leave BYTES of freed blocks on the filesystem mounted
+# on FS_MNT holding a pattern, so that blocks it allocates next start out
+# with stale data that must not show through.
+stale_blocks() {
+	dio-check fill "$FS_MNT/stale" 0 "$1" 0x57a1e
+	rm -f "$FS_MNT/stale"
+	sync
+}
+
+# entries DIR: the number of entries in DIR, not counting DIR itself.
+entries() {
+	find "$1" -mindepth 1 -maxdepth 1 | wc -l | tr -d ' '
+}
+
+# dm_create NAME TABLE: make device-mapper device /dev/mapper/NAME from
+# TABLE (without udev, dmsetup mknodes makes the node).
+dm_create() {
+	dmsetup create "$1" --table "$2" && dmsetup mknodes "$1"
+}
+
+# sectors DEVICE: the size of DEVICE in 512-byte sectors.
+sectors() {
+	cat "/sys/block/${1#/dev/}/size"
+}
+
+# unmount_test_dev: unmount whatever holds the test disk, so that it can be
+# formatted or mapped.
+unmount_test_dev() {
+	awk -v d="$TEST_DEV" '$1 == d { print $2 }' /proc/mounts |
+		while read -r m; do
+			umount "$m"
+		done
+}
+
+# seek_result FILE h|d OFFSET: the offset SEEK_HOLE (h) or SEEK_DATA (d)
+# returns from OFFSET, as xfs_io reports it (EOF when there is none).
+seek_result() {
+	xfs_io -c "seek -$2 $3" "$1" | awk '$1 == "DATA" || $1 == "HOLE" { print $2 }'
 }
 
 # Drop the page cache so buffered data cannot mask what O_DIRECT reads.
@@ -63,13 +211,13 @@ drop_caches() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
-# The tracefs mount, for the iomap_dio_simple_read trace point.
-TRACING=/sys/kernel/tracing
+# shellcheck source=guest/lib/trace.sh
+. /lib/iomap/trace.sh
 
 # expect_hits N: the simple path's hits for N reads it qualifies for: N when
 # /sys/kernel/iomap/simple_read is 1, else 0.
 expect_hits() {
-	if [ "$(cat /sys/kernel/iomap/simple_read)" = 1 ]; then
+	if [ "$(cat $SIMPLE_READ)" = 1 ]; then
 		echo "$1"
 	else
 		echo 0
@@ -90,17 +238,13 @@ hits_matching() {
 	name=$2
 	want=$3
 	shift 3
-	echo 0 >$TRACING/tracing_on
-	echo >$TRACING/trace
-	echo 1 >$TRACING/tracing_on
+	trace_start
 	out=$("$@" 2>&1)
 	rc=$?
-	echo 0 >$TRACING/tracing_on
+	got=$(trace_stop_count "$match")
 	if [ $rc -ne 0 ]; then
 		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
 		return
 	fi
-	check_eq "$name" \
-		"$(grep -c "iomap_dio_simple_read:.*$match" $TRACING/trace) hits" \
-		"$want hits"
+	check_eq "$name" "$got hits" "$want hits"
 }

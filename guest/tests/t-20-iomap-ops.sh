@@ -3,13 +3,10 @@
 # buffered I/O, SEEK_HOLE/SEEK_DATA, FIEMAP, truncate zeroing, mmap write
 # faults, swapfile activation and O_DIRECT writes. Each checks data or
 # offsets, not just exit codes.
+# shellcheck source=guest/tests/lib.sh
+. ./lib.sh
 
 SEED=0x10ad
-
-# seek_result FILE h|d OFFSET: the offset xfs_io's seek reports.
-seek_result() {
-	xfs_io -c "seek -$2 $3" "$1" | awk '$1 == "DATA" || $1 == "HOLE" { print $2 }'
-}
 
 # extents FILE: the file's extents as "first-last" 4 KiB blocks (FIEMAP).
 extents() {
@@ -43,7 +40,7 @@ for fs in ext4 xfs; do
 	xfs_io -f -c "falloc 0 1m" -c "pwrite -q 2m 64k" -c fsync $f
 	check_eq "$fs SEEK_DATA skips unwritten" "$(seek_result $f d 0)" 2097152
 	check "$fs unwritten reads zero" \
-		dio-check read $f 0 1048576 uring zero
+		dio-check read $f 0 1048576 io_uring zero
 
 	# Truncate into a block zeroes its tail: extend again and look.
 	f=$mnt/trunc

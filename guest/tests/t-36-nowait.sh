@@ -9,10 +9,13 @@
 # cost dozens of slow requests).  io_uring retries such a read from a
 # worker without RWF_NOWAIT, so there the data must arrive; with RWF_NOWAIT
 # in the sqe io_uring hands the EAGAIN back.
+# shellcheck source=guest/tests/lib.sh
+. ./lib.sh
 
-NW_SEED=0x0a17
-NW_SIMPLE=/sys/kernel/iomap/simple_read
-NW_CFG=/sys/kernel/config/nullb/nowait
+require_simple_read
+
+SEED=0x0a17
+NULLB_CFG=/sys/kernel/config/nullb/nowait
 
 # nw_blocked NAME ENGINE PATH EXPECT: with the only tag held by a raw read
 # of the device, a 4 KiB read of PATH through ENGINE meets EXPECT.
@@ -32,21 +35,21 @@ nw_blocked() {
 # nw_power_on: bring the configured null_blk up, with no scheduler queue
 # in front of its one tag.
 nw_power_on() {
-	echo 1 >$NW_CFG/power
+	echo 1 >$NULLB_CFG/power
 	# A null_blk made through configfs is named after its directory.
-	nw_dev=/dev/${NW_CFG##*/}
+	nw_dev=/dev/${NULLB_CFG##*/}
 	nw_inflight="/sys/block/${nw_dev#/dev/}/inflight"
 	echo none >"/sys/block/${nw_dev#/dev/}/queue/scheduler" 2>/dev/null
 }
 
 nw_main() {
 	# mkfs.xfs wants at least 300 MiB.
-	echo 320 >$NW_CFG/size
-	echo 1 >$NW_CFG/memory_backed
-	echo 4096 >$NW_CFG/blocksize
-	echo 1 >$NW_CFG/submit_queues
-	echo 1 >$NW_CFG/hw_queue_depth
-	echo 0 >$NW_CFG/irqmode
+	echo 320 >$NULLB_CFG/size
+	echo 1 >$NULLB_CFG/memory_backed
+	echo 4096 >$NULLB_CFG/blocksize
+	echo 1 >$NULLB_CFG/submit_queues
+	echo 1 >$NULLB_CFG/hw_queue_depth
+	echo 0 >$NULLB_CFG/irqmode
 	nw_power_on
 
 	# ext4 last: the slow part below reads its file.
@@ -54,51 +57,48 @@ nw_main() {
 		mnt=/mnt/nowait
 		mkfs_mount $fs $mnt "$nw_dev" || continue
 		f=$mnt/data
-		check "$fs nowait fill" dio-check fill $f 0 65536 $NW_SEED
+		check "$fs nowait fill" dio-check fill $f 0 65536 $SEED
 		for s in 1 0; do
-			echo $s >$NW_SIMPLE
-			for e in nowait uring-nowait; do
+			echo $s >$SIMPLE_READ
+			for e in nowait io_uring_nowait; do
 				hits "$fs simple_read=$s $e 4k reads, tag free" "$(expect_hits 8)" \
-					dio-check read $f 8192 4096 $e pattern:$NW_SEED 8
+					dio-check read $f 8192 4096 $e pattern:$SEED 8
 			done
 		done
-		echo 1 >$NW_SIMPLE
+		echo 1 >$SIMPLE_READ
 		umount $mnt
 	done
-	echo 0 >$NW_CFG/power
+	echo 0 >$NULLB_CFG/power
 
 	# The same device, now slow: every request holds the tag for a second.
-	echo 2 >$NW_CFG/irqmode
-	echo 1000000000 >$NW_CFG/completion_nsec
+	echo 2 >$NULLB_CFG/irqmode
+	echo 1000000000 >$NULLB_CFG/completion_nsec
 	nw_power_on
 	mnt=/mnt/nowait
 	if mount -t ext4 "$nw_dev" $mnt; then
 		f=$mnt/data
 		# Map the file before the tag is taken.
 		check "ext4 nowait warm-up read" \
-			dio-check read $f 8192 4096 psync pattern:$NW_SEED
+			dio-check read $f 8192 4096 psync pattern:$SEED
 		nw_blocked "raw device RWF_NOWAIT read, tag held: EAGAIN" \
 			nowait "$nw_dev" errno:EAGAIN
 		nw_blocked "ext4 RWF_NOWAIT read, tag held: EAGAIN" \
 			nowait $f errno:EAGAIN
 		nw_blocked "ext4 io_uring RWF_NOWAIT read, tag held: EAGAIN" \
-			uring-nowait $f errno:EAGAIN
+			io_uring_nowait $f errno:EAGAIN
 		nw_blocked "ext4 io_uring read, tag held: retried, data" \
-			uring $f pattern:$NW_SEED
+			io_uring $f pattern:$SEED
 		nw_blocked "ext4 read, tag held: waits, data" \
-			psync $f pattern:$NW_SEED
+			psync $f pattern:$SEED
 		umount $mnt
 	else
 		fail "ext4 nowait remount" "mount failed"
 	fi
-	echo 0 >$NW_CFG/power
-	rmdir $NW_CFG
+	echo 0 >$NULLB_CFG/power
+	rmdir $NULLB_CFG
 }
 
-echo 1 >"$TRACING"/events/iomap/iomap_dio_simple_read/enable
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
-if mkdir $NW_CFG 2>/dev/null; then
-	nw_main
-else
-	fail "nowait: null_blk through configfs" "cannot create $NW_CFG"
-fi
+mkdir $NULLB_CFG 2>/dev/null ||
+	skip_test "cannot make a null_blk through configfs ($NULLB_CFG)"
+nw_main

@@ -15,15 +15,16 @@
  *   dio-check bmap   PATH OFFSET
  *   dio-check mmap-dio PATH SRC LENGTH DST ENGINE
  *
- * ENGINE: psync, libaio, uring, uring-poll (all O_DIRECT), libaio-batch
+ * ENGINE: psync, libaio, io_uring, io_uring_poll (all O_DIRECT; fio's names
+ *         for them, as the bench uses), libaio-batch
  *         (O_DIRECT, the COUNT reads submitted at once with one io_submit
  *         and then reaped), buffered (pread through the page cache) or
  *         mmap (a copy from a shared read-only mapping of the range).
  *         More O_DIRECT engines, one per kind of iterator the kernel builds:
  *         readv (preadv, one segment), readv2 (preadv, two segments, the
  *         first crossing a page boundary; at least 1 KiB), nowait (preadv2
- *         with RWF_NOWAIT), uring-fixed (io_uring read into a registered
- *         buffer), uring-nowait (io_uring read with RWF_NOWAIT), splice
+ *         with RWF_NOWAIT), io_uring_fixed (io_uring read into a registered
+ *         buffer), io_uring_nowait (io_uring read with RWF_NOWAIT), splice
  *         (splice into a pipe), sendfile (into a memfd) and cfr
  *         (copy_file_range into PATH.cfr, opened O_DIRECT, then removed).
  * EXPECT: pattern:SEED  the data equals the pattern
@@ -227,11 +228,11 @@ static ssize_t read_uring(struct io_uring *ring, const char *engine, int fd,
 	struct io_uring_cqe *cqe;
 	int ret;
 
-	if (!strcmp(engine, "uring-fixed"))
+	if (!strcmp(engine, "io_uring_fixed"))
 		io_uring_prep_read_fixed(sqe, fd, buf, len, off, 0);
 	else
 		io_uring_prep_read(sqe, fd, buf, len, off);
-	if (!strcmp(engine, "uring-nowait"))
+	if (!strcmp(engine, "io_uring_nowait"))
 		sqe->rw_flags = RWF_NOWAIT;
 	ret = io_uring_submit(ring);
 	if (ret != 1)
@@ -416,20 +417,20 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		memset(bufs[i], 0xa5, len + ALIGN);
 	}
 
-	if (!strncmp(engine, "uring", 5)) {
-		unsigned int flags = strcmp(engine, "uring-poll") ? 0 :
+	if (!strncmp(engine, "io_uring", 8)) {
+		unsigned int flags = strcmp(engine, "io_uring_poll") ? 0 :
 				     IORING_SETUP_IOPOLL;
 		struct iovec fixed = { bufs[0], len + ALIGN };
 		int ret = io_uring_queue_init(4, &ring, flags);
 
 		if (ret)
 			fail("io_uring_queue_init: %s", strerror(-ret));
-		if (!strcmp(engine, "uring-fixed") &&
+		if (!strcmp(engine, "io_uring_fixed") &&
 		    (ret = io_uring_register_buffers(&ring, &fixed, 1)))
 			fail("io_uring_register_buffers: %s", strerror(-ret));
-		if (strcmp(engine, "uring") && strcmp(engine, "uring-poll") &&
-		    strcmp(engine, "uring-fixed") &&
-		    strcmp(engine, "uring-nowait"))
+		if (strcmp(engine, "io_uring") && strcmp(engine, "io_uring_poll") &&
+		    strcmp(engine, "io_uring_fixed") &&
+		    strcmp(engine, "io_uring_nowait"))
 			fail("unknown engine %s", engine);
 	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio") &&
 		   strcmp(engine, "buffered") && strcmp(engine, "mmap") &&
@@ -458,7 +459,7 @@ static int do_read(const char *path, uint64_t off, size_t len,
 				       strcmp(engine, "readv2") ? 1 : 2, 0);
 		else if (!strcmp(engine, "nowait"))
 			got = read_vec(fd, buf, len, off, 1, RWF_NOWAIT);
-		else if (!strncmp(engine, "uring", 5))
+		else if (!strncmp(engine, "io_uring", 8))
 			got = read_uring(&ring, engine, fd, buf, len, off);
 		else
 			got = read_spliced(engine, path, fd, buf, len, off);

@@ -1,0 +1,28 @@
+# shellcheck shell=sh
+# Counting the reads the simple direct-I/O read path serves, with its trace
+# point iomap:iomap_dio_simple_read. Sourced by the test suite (tests/lib.sh)
+# and the bench (bench/run-guest.sh); the initramfs holds it at
+# /lib/iomap/trace.sh.
+
+TRACING=/sys/kernel/tracing
+
+# simple_read_events 1|0: turn the trace point on or off; fails when the
+# kernel has no such trace point.
+simple_read_events() {
+	echo "$1" 2>/dev/null >$TRACING/events/iomap/iomap_dio_simple_read/enable
+}
+
+# trace_start: empty the trace buffer and start recording.
+trace_start() {
+	echo 0 >$TRACING/tracing_on
+	echo >$TRACING/trace
+	echo 1 >$TRACING/tracing_on
+}
+
+# trace_stop_count TEXT: stop recording and print how many reads the
+# simple path served since trace_start whose trace line also contains TEXT
+# ("" counts them all).
+trace_stop_count() {
+	echo 0 >$TRACING/tracing_on
+	grep -c "iomap_dio_simple_read:.*$1" $TRACING/trace
+}

@@ -1,0 +1,44 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# exfat with 512-byte, 4 KiB and 64 KiB clusters on a 64 MiB dm-linear
+# slice of the test disk, so that mkfs and the pattern are quick. The whole
+# slice holds a stale pattern before mkfs, so that any cluster a file gets
+# holds stale data that must never show through. exfat has no sparse
+# files (its clusters up to i_size are allocated; those beyond valid_size
+# read as zeros) and no polled I/O.
+FS_TYPE=exfat
+FS_VARIANTS="512 4096 65536"
+FS_BLOCK=512
+FS_ENGINES="psync libaio io_uring"
+FS_CANNOT=sparse
+FS_FIO_BS=4k
+FS_TOOLS="mkfs.exfat fsck.exfat dmsetup"
+FS_DEV=/dev/mapper/exfat
+EXFAT_SECTORS=131072
+EXFAT_STALE=0x5e5e
+
+fs_label() {
+	echo "exfat ${1}b clusters"
+}
+
+fs_setup() {
+	dmsetup remove exfat 2>/dev/null
+	dm_create exfat "0 $EXFAT_SECTORS linear $TEST_DEV 0"
+}
+
+fs_teardown() {
+	dmsetup remove exfat
+}
+
+fs_mkfs() {
+	dio-check fill "$FS_DEV" 0 $((EXFAT_SECTORS * 512)) $EXFAT_STALE \
+		>/dev/null && mkfs.exfat -c "$1" "$FS_DEV" >/dev/null 2>&1
+}
+
+fs_fsck() {
+	fsck.exfat -n "$FS_DEV"
+}
+
+fs_mounted() {
+	check_eq "$1 cluster size" "$(stat -f -c %s "$3")" "$2"
+}

@@ -1,0 +1,27 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# An ext2-format volume with 4 KiB blocks mounted by ext2's own driver (its
+# indirect-block mapping through iomap_dio_rw()), on the whole test disk.
+# ext2 has no SEEK_HOLE/SEEK_DATA (generic_file_llseek) and no polled I/O.
+FS_TYPE=ext2
+FS_VARIANTS=4k
+FS_BLOCK=4096
+FS_ENGINES="psync libaio io_uring"
+FS_CANNOT=seek_hole
+FS_TOOLS="mkfs.ext4 e2fsck"
+
+fs_label() {
+	echo ext2
+}
+
+fs_mkfs() {
+	mkfs.ext4 -q -F -t ext2 -b 4096 "$FS_DEV"
+}
+
+fs_fsck() {
+	e2fsck -f -n "$FS_DEV"
+}
+
+fs_mounted() {
+	check_eq "$1 block size" "$(stat -f -c %S "$3")" 4096
+}

@@ -1,0 +1,38 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# minix v1, v2 and v3 in 1 KiB blocks on the first 32 MiB of the test
+# disk: small and quick, and within what v1 can address. minix has no
+# SEEK_HOLE/SEEK_DATA (generic_file_llseek) and no polled I/O.
+FS_TYPE=minix
+FS_VARIANTS="1 2 3"
+FS_BLOCK=1024
+FS_ENGINES="psync libaio io_uring"
+FS_CANNOT=seek_hole
+FS_TOOLS="mkfs.minix fsck.minix"
+
+fs_label() {
+	echo "minix v$1"
+}
+
+fs_mkfs() {
+	mkfs.minix -"$1" "$FS_DEV" 32768 >/dev/null 2>&1
+}
+
+fs_fsck() {
+	fsck.minix -f "$FS_DEV"
+}
+
+# The superblock magic statfs reports: v1 and v2 each with 14- or 30-byte
+# names, v3 one.
+fs_mounted() {
+	case $2 in
+	1) want="137f 138f" ;;
+	2) want="2468 2478" ;;
+	*) want="4d5a" ;;
+	esac
+	got=$(stat -f -c %t "$3")
+	case " $want " in
+	*" $got "*) pass "$1 mounted as v$2" ;;
+	*) fail "$1 mounted as v$2" "f_type $got, want one of $want" ;;
+	esac
+}
