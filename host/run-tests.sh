@@ -34,11 +34,9 @@ for kernel in ${TEST_KERNELS:-debug}; do
 	start=$(date +%s)
 	# Empty the log first: boot.sh can stop before it writes one (no
 	# kernel, no initramfs), and a previous run's lines must not count.
-	: >"$log"
-	booted=0
-	# A boot that fails before the guest writes must not count an older log.
 	mkdir -p "$LOG_DIR"
 	: >"$log"
+	booted=0
 	KERNEL_IMAGE=$image BOOT_TIMEOUT=$timeout \
 		"$REPO_DIR/host/boot.sh" test "$name" >/dev/null || booted=$?
 	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 |

@@ -40,7 +40,9 @@ run_test() {
 	echo "== $1 (time limit $limit s)"
 	start=$(date +%s)
 	{
-		timeout -s KILL "$limit" setsid sh "$1.sh" 2>&1 &
+		# setsid first, so that the session (and process group) is
+		# the background job's own pid.
+		setsid timeout -s KILL "$limit" sh "$1.sh" 2>&1 &
 		pid=$!
 		wait $pid
 		status=$?
