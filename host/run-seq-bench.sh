@@ -13,6 +13,7 @@
 #   BS          fio block size: 64k
 #   JOBS        numbers of fio jobs, each a run: "1 4"
 #   ROUNDS      runs per setting: 2
+#   PROFILE     1: a perf profile of each setting's first round (0)
 #   NAME        results/<date>-NAME (seq)
 set -euo pipefail
 # shellcheck source=host/common.sh
@@ -21,6 +22,7 @@ set -euo pipefail
 SEQ_KERNELS=${SEQ_KERNELS:-series=$BUILT_KERNEL}
 FS=${FS:-exfat} CLUSTER=${CLUSTER:-4k} FILE_MB=${FILE_MB:-256}
 BS=${BS:-64k} JOBS=${JOBS:-1 4} ROUNDS=${ROUNDS:-2} NAME=${NAME:-seq}
+PROFILE=${PROFILE:-0}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
 [ "$FS" = exfat ] || die "FS: only exfat is set up, not '$FS'"
@@ -61,6 +63,7 @@ FILE_MB=$FILE_MB
 BS=$BS
 JOBS="$JOBS"
 ROUNDS=$ROUNDS
+PROFILE=$PROFILE
 CONF
 	log "seq bench: $label ($image)"
 	KERNEL_IMAGE=$image GUEST_SHARE=$share \

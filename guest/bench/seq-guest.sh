@@ -17,7 +17,7 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L out $OUT; then
 fi
 # shellcheck source=/dev/null
 . $OUT/seq.conf
-for setting in FS CLUSTER FILE_MB BS JOBS ROUNDS; do
+for setting in FS CLUSTER FILE_MB BS JOBS ROUNDS PROFILE; do
 	if [ -z "$(eval echo "\${$setting:-}")" ]; then
 		echo "[seq] seq.conf does not set $setting"
 		exit 1
@@ -44,14 +44,26 @@ if ! $mkfs $DEV >/dev/null 2>&1 || ! mount -t "$FS" $DEV $MNT; then
 	exit 1
 fi
 
-# seq_run RW JOBS ROUND: one fio run; its JSON goes to the share.
+# seq_run RW JOBS ROUND: one fio run; its JSON goes to the share. With
+# PROFILE=1 the first round runs under perf (every vCPU, a sample every
+# 20000 ns of guest time, i.e. instructions), its report to the share.
 seq_run() {
 	out=$OUT/fio/$1-j$2-r$3.json
-	if ! fio --name=seq --directory=$MNT --rw="$1" --bs="$BS" \
+	perf=
+	if [ "${PROFILE:-0}" = 1 ] && [ "$3" = 1 ]; then
+		mkdir -p $OUT/perf
+		perf="perf record -q -a -e cpu-clock -c 20000 -o /tmp/perf.data --"
+	fi
+	if ! $perf fio --name=seq --directory=$MNT --rw="$1" --bs="$BS" \
 		--size=$((FILE_MB / $2))m --numjobs="$2" --ioengine=psync \
 		--end_fsync=1 --group_reporting --output-format=json \
 		--output="$out" >/dev/null 2>&1; then
 		error "fio $1 jobs=$2 round=$3 failed"
+	fi
+	if [ -n "$perf" ]; then
+		perf report -i /tmp/perf.data --kallsyms=/proc/kallsyms \
+			--sort sym --stdio 2>/dev/null | grep -v '^#' | grep . |
+			head -n 40 >"$OUT/perf/$1-j$2.txt"
 	fi
 }
 
