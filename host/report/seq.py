@@ -7,7 +7,8 @@ RAW holds one folder per kernel label (host/run-seq-bench.sh), in the
 order the file RAW/order lists them (the last is compared with the first
 when there are two), each with
 seq.conf, guest-meta.txt, host-meta.txt and fio/{write,read}-jJ-rR.json.
-RESULTS gets runs.csv (one row a run), summary.md and metadata.txt.
+RESULTS gets runs.csv (one row a run), summary.md, metadata.txt and the
+perf reports (perf/LABEL-RW-jJ.txt) when the runs were profiled.
 Guest time under icount is guest instructions (1 ns each, idle skipped,
 every vCPU's), so MiB/s in guest time is 1e9 / instructions per MiB.
 Standard library only.
@@ -99,6 +100,13 @@ def main():
                      f"{names[0]}) |" if a and b else " - |")
         out.append(line)
     (results / "summary.md").write_text("\n".join(out) + "\n")
+
+    # The perf reports stay readable files; the rest goes into the archive.
+    for p in labels:
+        for report in sorted((p / "perf").glob("*.txt")):
+            (results / "perf").mkdir(exist_ok=True)
+            (results / "perf" / f"{p.name}-{report.name}").write_text(
+                report.read_text())
 
     with open(results / "metadata.txt", "w") as f:
         for p in labels:
