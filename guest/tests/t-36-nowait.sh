@@ -1,10 +1,10 @@
 # shellcheck shell=sh
 # RWF_NOWAIT on the simple read path: a read that would have to wait for a
 # request fails with EAGAIN at once, as a block device read does, instead
-# of sleeping.  The device is a null_blk with one request tag; first with
-# the tag free, RWF_NOWAIT reads on ext4 and XFS take the simple path and
-# return the data.  Then the device completes each request after a second,
-# and a raw read of the device holds the tag while a read of an ext4 file
+# of sleeping.  The device is a null_blk; first, with tags free, RWF_NOWAIT
+# reads on ext4 and XFS take the simple path and return the data.  Then the
+# device has one tag and completes each request after a second, and a raw
+# read of the device holds the tag while a read of an ext4 file
 # is tried (ext4 only: the logic is iomap's, and XFS's mount alone would
 # cost dozens of slow requests).  io_uring retries such a read from a
 # worker without RWF_NOWAIT, so there the data must arrive; with RWF_NOWAIT
@@ -48,7 +48,10 @@ nw_main() {
 	echo 1 >$NULLB_CFG/memory_backed
 	echo 4096 >$NULLB_CFG/blocksize
 	echo 1 >$NULLB_CFG/submit_queues
-	echo 1 >$NULLB_CFG/hw_queue_depth
+	# Tags to spare while "the tag is free": ext4's journal may write
+	# at any time, and a NOWAIT read that finds its only tag taken by
+	# that fails with EAGAIN, as it should.
+	echo 64 >$NULLB_CFG/hw_queue_depth
 	echo 0 >$NULLB_CFG/irqmode
 	nw_power_on
 
@@ -70,7 +73,9 @@ nw_main() {
 	done
 	echo 0 >$NULLB_CFG/power
 
-	# The same device, now slow: every request holds the tag for a second.
+	# The same device, now slow and with one tag: every request holds
+	# it for a second.
+	echo 1 >$NULLB_CFG/hw_queue_depth
 	echo 2 >$NULLB_CFG/irqmode
 	echo 1000000000 >$NULLB_CFG/completion_nsec
 	nw_power_on
