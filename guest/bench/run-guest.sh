@@ -34,6 +34,9 @@ fi
 # shellcheck source=/dev/null
 . $OUT/bench.conf
 mkdir -p $OUT/fio $OUT/stat $OUT/peak $OUT/perf
+# Without address-space randomisation fio's buffers sit at the same
+# addresses in every run, so a read spans the same pages every time.
+echo 0 >/proc/sys/kernel/randomize_va_space
 # Every setting comes from the host (host/run-bench.sh holds the defaults);
 # PROFILE_PERIOD is empty in realtime mode.
 for setting in DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS RUNTIME RAMP \
