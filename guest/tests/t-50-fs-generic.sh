@@ -13,7 +13,7 @@
 # again after a remount. Blocks freed just before hold a pattern, so stale
 # data showing through is caught. Each check compares data, sizes,
 # offsets or counts, not just exit codes.
-# time-limit: 1800
+# time-limit: 2700
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
 
