@@ -20,32 +20,22 @@
 # sample every PROFILE_PERIOD ns of guest time, i.e. every PROFILE_PERIOD
 # instructions, PROFILE_ROUNDS times each, raw included.
 
-OUT=/out
 SIMPLE=/sys/kernel/iomap/simple_read
 MNT=/mnt/bench
+# shellcheck source=guest/lib/share.sh
+. /lib/iomap/share.sh
 # shellcheck source=guest/lib/trace.sh
 . /lib/iomap/trace.sh
 
-mkdir -p $OUT $MNT
-if ! mount -t 9p -o trans=virtio,version=9p2000.L out $OUT; then
-	echo "[bench] cannot mount the 9p share: boot with GUEST_SHARE"
-	exit 1
-fi
-# shellcheck source=/dev/null
-. $OUT/bench.conf
-mkdir -p $OUT/fio $OUT/stat $OUT/peak $OUT/perf
+# Every setting comes from the host (host/run-bench.sh holds the defaults);
+# PROFILE_PERIOD is empty in realtime mode.
+share_open bench bench.conf DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS \
+	RUNTIME RAMP SIZE_MB PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
+	PROFILE_RUNTIME PEAK || exit 1
+mkdir -p $MNT $OUT/fio $OUT/stat $OUT/peak $OUT/perf
 # Without address-space randomisation fio's buffers sit at the same
 # addresses in every run, so a read spans the same pages every time.
 echo 0 >/proc/sys/kernel/randomize_va_space
-# Every setting comes from the host (host/run-bench.sh holds the defaults);
-# PROFILE_PERIOD is empty in realtime mode.
-for setting in DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS RUNTIME RAMP \
-	SIZE_MB PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS PROFILE_RUNTIME PEAK; do
-	if [ -z "$(eval echo "\${$setting:-}")" ]; then
-		echo "[bench] bench.conf does not set $setting"
-		exit 1
-	fi
-done
 # A kernel without the switch (stock 6.12, or the series before the
 # simple path) has only the normal path: it runs as simple_read=0.
 HAVE_SIMPLE=1

@@ -6,24 +6,13 @@
 # (fsync at the end, so writeback counts), the page cache dropped, and a
 # buffered sequential read of the same files, each fio run's JSON kept.
 
-OUT=/out
 MNT=/mnt/seq
 DEV=/dev/nullb0
 
-mkdir -p $OUT $MNT
-if ! mount -t 9p -o trans=virtio,version=9p2000.L out $OUT; then
-	echo "[seq] cannot mount the 9p share: boot with GUEST_SHARE"
-	exit 1
-fi
-# shellcheck source=/dev/null
-. $OUT/seq.conf
-for setting in FS CLUSTER FILE_MB BS JOBS ROUNDS PROFILE; do
-	if [ -z "$(eval echo "\${$setting:-}")" ]; then
-		echo "[seq] seq.conf does not set $setting"
-		exit 1
-	fi
-done
-mkdir -p $OUT/fio
+# shellcheck source=guest/lib/share.sh
+. /lib/iomap/share.sh
+share_open seq seq.conf FS CLUSTER FILE_MB BS JOBS ROUNDS PROFILE || exit 1
+mkdir -p $MNT $OUT/fio
 : >$OUT/errors.txt
 
 error() {
