@@ -270,7 +270,7 @@ static ssize_t read_mmap(int fd, void *buf, size_t len, uint64_t off)
 static ssize_t read_vec(int fd, unsigned char *buf, size_t len, uint64_t off,
 			int segs, int flags)
 {
-	size_t first = len / 2 / 512 * 512;
+	size_t first = len / 2 / 512 * 512, boundary;
 	unsigned char *scratch;
 	struct iovec iov[2];
 	ssize_t ret;
@@ -282,10 +282,14 @@ static ssize_t read_vec(int fd, unsigned char *buf, size_t len, uint64_t off,
 	}
 	if (len < 1024 || len % 512)
 		fail("readv2 wants a multiple of 512 bytes, at least 1 KiB");
-	/* The first segment ends 512 bytes past a page boundary. */
-	scratch = alloc_aligned(3 * ALIGN + len);
-	iov[0] = (struct iovec){ scratch + ALIGN + 512 - first, first };
-	iov[1] = (struct iovec){ scratch + 2 * ALIGN, len - first };
+	/*
+	 * The first segment ends 512 bytes past a page boundary, the second
+	 * starts on the next page: room before the boundary for the first.
+	 */
+	boundary = (first + ALIGN - 1) / ALIGN * ALIGN;
+	scratch = alloc_aligned(boundary + 2 * ALIGN + len);
+	iov[0] = (struct iovec){ scratch + boundary + 512 - first, first };
+	iov[1] = (struct iovec){ scratch + boundary + ALIGN, len - first };
 	ret = preadv2(fd, iov, 2, off, flags);
 	if (ret < 0) {
 		ret = -errno;
