@@ -36,7 +36,8 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 steps=${LADDER:-stock iomap-next simple-read/0003 simple-read/0004 \
-simple-read/0005 simple-read/0006 simple-read/0007 simple-read exfat}
+simple-read/0005 simple-read/0006 simple-read/0007 simple-read/0008 \
+simple-read exfat}
 ladder=$CACHE_DIR/ladder
 kernels=$CACHE_DIR/kernels
 NAME=${NAME:-ladder}

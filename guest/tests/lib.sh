@@ -97,7 +97,9 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #   FS_ENGINES   the O_DIRECT engines it serves (default: DIO_ENGINES)
 #   FS_CANNOT    what it cannot do: seek_hole (SEEK_HOLE and SEEK_DATA see
 #                no holes), sparse (no holes: every block up to i_size is
-#                allocated)
+#                allocated), simple_multi_block (O_DIRECT reads of more
+#                than one block may stop early: IOMAP_DIO_PARTIAL keeps them
+#                off the simple read path)
 #   FS_FIO_BS    the block size of the fio verify run (default: FS_BLOCK)
 #   FS_DEV       the device it is made on (default: TEST_DEV)
 # and defines fs_label VARIANT (the name its checks carry), fs_mkfs VARIANT
@@ -203,6 +205,20 @@ unmount_test_dev() {
 # returns from OFFSET, as xfs_io reports it (EOF when there is none).
 seek_result() {
 	xfs_io -c "seek -$2 $3" "$1" | awk '$1 == "DATA" || $1 == "HOLE" { print $2 }'
+}
+
+# contiguous FILE OFFSET LENGTH BLOCK: succeed when the BLOCK-sized blocks
+# holding FILE's bytes [OFFSET, OFFSET + LENGTH) lie one after the other on
+# the device (FIBMAP), so that a filesystem that maps extents, or runs of
+# blocks, can map the range at once.
+contiguous() {
+	first=$(dio-check bmap "$1" "$2") || return 1
+	at=$4
+	while [ "$at" -lt "$3" ]; do
+		[ "$(dio-check bmap "$1" $(($2 + at)))" = $((first + at)) ] ||
+			return 1
+		at=$((at + $4))
+	done
 }
 
 # Drop the page cache so buffered data cannot mask what O_DIRECT reads.

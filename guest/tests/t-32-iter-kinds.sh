@@ -41,12 +41,14 @@ for fs in ext4 xfs; do
 			[ $fs = xfs ] && [ "$e" = cfr ] && want=0
 			hits "$on $e 4k reads" "$(expect_hits $want)" \
 				dio-check read $f 8192 4096 "$e" pattern:$SEED 8
+			hits "$on $e 16k reads" "$(expect_hits $((want / 2)))" \
+				dio-check read $f 16384 16384 "$e" pattern:$SEED 4
 			# Two segments need at least 1 KiB.
 			[ "$e" = readv2 ] && continue
 			hits "$on $e 512b reads" "$(expect_hits 8)" \
 				dio-check read $f 66048 512 "$e" pattern:$SEED 8
 		done
-		hits "$on readv2 8k reads take the normal path" 0 \
+		hits "$on readv2 8k reads" "$(expect_hits 4)" \
 			dio-check read $f 8192 8192 readv2 pattern:$SEED 4
 	done
 	echo 1 >$SIMPLE_READ
@@ -61,6 +63,8 @@ for fs in ext4 xfs; do
 			hits "$fs loop $e 4k reads" 8 \
 				dio-check read "$loop" 8192 4096 "$e" pattern:$SEED 8
 		done
+		hits "$fs loop psync 16k reads" 4 \
+			dio-check read "$loop" 16384 16384 psync pattern:$SEED 4
 		hits "$fs loop psync 64k reads take the normal path" 0 \
 			dio-check read "$loop" 65536 65536 psync pattern:$SEED 2
 		/usr/sbin/losetup -d "$loop"

@@ -23,6 +23,7 @@ for drv in ext2 ext4; do
 	f=$MNT/data
 	check "$drv ext2 fill" dio-check fill $f 0 1048576 $SEED
 	check "$drv ext2 sparse fill" dio-check fill $MNT/sparse 1048576 4096 $SEED
+	check "$drv ext2 blocks 2-9 are contiguous" contiguous $f 8192 32768 4096
 	drop_caches
 	for s in 1 0; do
 		echo $s >$SIMPLE_READ
@@ -34,8 +35,11 @@ for drv in ext2 ext4; do
 				dio-check read $f 66048 512 $e pattern:$SEED 8
 			hits "$on $e hole reads zero" "$(expect_hits 8)" \
 				dio-check read $MNT/sparse 65536 4096 $e zero 8
-			hits "$on $e 8k reads take the normal path" 0 \
+			hits "$on $e 8k reads of contiguous blocks" \
+				"$(expect_hits 4)" \
 				dio-check read $f 8192 8192 $e pattern:$SEED 4
+			hits "$on $e 32k reads take the normal path" 0 \
+				dio-check read $f 65536 32768 $e pattern:$SEED 2
 		done
 	done
 	echo 1 >$SIMPLE_READ

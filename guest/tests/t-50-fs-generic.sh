@@ -135,11 +135,18 @@ generic_checks() {
 	fi
 
 	# The simple read path serves one-block O_DIRECT reads of data and
-	# of the grown file, not two-block reads, and nothing when off.
+	# of the grown file, two-block reads of contiguous blocks where the
+	# filesystem lets it, and nothing when off.
 	s=$mnt/simple
 	dio-check fill "$s" 0 65536 $SEED
 	dio-check fill "$s" 131072 1024 $SEED
 	drop_caches
+	multi=0
+	if fs_can simple_multi_block; then
+		check "$L blocks read two at a time are contiguous" \
+			contiguous "$s" 8192 $((8 * B)) "$B"
+		multi=4
+	fi
 	if have_simple_read; then
 		for sr in 1 0; do
 			echo $sr >"$SIMPLE_READ"
@@ -152,7 +159,8 @@ generic_checks() {
 				hits "$L simple_read=$sr $e one-block reads of a grown file" \
 					$n dio-check read "$g" "$(down 99328)" "$B" \
 					"$e" zero 16
-				hits "$L simple_read=$sr $e two-block reads" 0 \
+				hits "$L simple_read=$sr $e two-block reads" \
+					$((sr * multi)) \
 					dio-check read "$s" 8192 $((2 * B)) "$e" \
 					pattern:$SEED 4
 			done
