@@ -12,6 +12,7 @@
 #   GUEST_APPEND   extra kernel command line
 #   GUEST_SHARE    host directory mounted in the guest as tag "out" (9p)
 #   KERNEL_IMAGE   bzImage to boot (default: the one make kernel built)
+#   QEMU_PLUGIN    a TCG plugin and its arguments, as -plugin takes them
 #   CLOCK          realtime (default) or icount: single-threaded TCG with
 #                  -icount shift=0,sleep=off, the guest clock advancing 1 ns
 #                  per guest instruction and skipping idle time (the bench's
@@ -51,6 +52,9 @@ qemu_args=(
 	-drive "file=$IMAGE_DIR/nvme1.img,if=none,id=d1,format=raw,cache=none,aio=threads"
 	-device "nvme,serial=iomap1,drive=d1"
 )
+if [ -n "${QEMU_PLUGIN:-}" ]; then
+	qemu_args+=(-plugin "$QEMU_PLUGIN")
+fi
 if [ -n "${GUEST_SHARE:-}" ]; then
 	qemu_args+=(-virtfs "local,path=$GUEST_SHARE,mount_tag=out,security_model=none")
 fi

@@ -26,7 +26,14 @@
 #   SIZE_MB     test file size: 256            1024 (quick: 256)
 #   PIN         vCPU fio and uring-peak run on, or "none" (0)
 #   PEAK        1: the uring-peak runs         0                1
-#   PROFILE_ENGINE  the engine perf profiles, at the highest QD (io_uring)
+#   PROFILE_ENGINE  the engine profiled, at the highest QD (io_uring)
+#   PROFILE_BS  the read size profiled, one of BSS, at least 4k (4k)
+#   PROFILER    insn (icount default): exact instruction counts per
+#               instruction address from a QEMU plugin
+#               (host/qemu-plugin/insn-count.c); perf: sampling (realtime:
+#               perf only)
+#   INSN_IOS    reads the exact profile counts (20000; twice as many
+#               must fit in SIZE_MB)
 #   PROFILE_ROUNDS  profiles per setting: 2    1   (0: none)
 #   PROFILE_PERIOD  icount: ns (= instructions) of guest time between
 #                   samples (20000)
@@ -60,6 +67,7 @@ icount)
 	PROFILE_ROUNDS=${PROFILE_ROUNDS:-2}
 	PROFILE_PERIOD=${PROFILE_PERIOD:-20000}
 	PROFILE_RUNTIME=${PROFILE_RUNTIME:-1s}
+	PROFILER=${PROFILER:-insn}
 	;;
 realtime)
 	DEVICES=${DEVICES:-nullb nvme}
@@ -74,6 +82,7 @@ realtime)
 	PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
 	PROFILE_PERIOD=
 	PROFILE_RUNTIME=${PROFILE_RUNTIME:-$RUNTIME}
+	PROFILER=${PROFILER:-perf}
 	;;
 *) die "CLOCK must be icount or realtime, not '$CLOCK'" ;;
 esac
@@ -82,6 +91,7 @@ PIN=${PIN:-0}
 NAME=${NAME:-$mode}
 GUEST_CPUS=${GUEST_CPUS:-2}
 PROFILE_ENGINE=${PROFILE_ENGINE:-io_uring}
+PROFILE_BS=${PROFILE_BS:-4k}
 
 # check_some WHAT LIST: LIST has a word at least.
 check_some() {
@@ -137,12 +147,18 @@ for qd in $QDS; do
 	check_int "each of QDS" "$qd" 1
 	[ "$qd" -le 1024 ] || die "QDS: $qd is deeper than the devices' 1024 tags"
 done
+# bytes SIZE: a read size such as 512 or 4k in bytes.
+bytes() {
+	local b=${1%k}
+	[ "$b" = "$1" ] || b=$((b * 1024))
+	echo "$b"
+}
+
 check_some BSS "$BSS"
 min_bs=4096
 for bs in $BSS; do
 	[[ $bs =~ ^[0-9]+k?$ ]] || die "BSS: '$bs' is not a size such as 512 or 4k"
-	b=${bs%k}
-	[ "$b" = "$bs" ] || b=$((b * 1024))
+	b=$(bytes "$bs")
 	if [ $((b % 512)) -ne 0 ] || [ "$b" -eq 0 ] || [ "$b" -gt 1048576 ]; then
 		die "BSS: $bs is not a multiple of 512 up to 1024k"
 	fi
@@ -155,9 +171,21 @@ check_time RAMP "$RAMP"
 check_time RUNTIME "$RUNTIME"
 check_time PROFILE_RUNTIME "$PROFILE_RUNTIME"
 check_int PROFILE_ROUNDS "$PROFILE_ROUNDS" 0
+check_words PROFILER "$PROFILER" insn perf
+[ "$PROFILER" = perf ] || [ "$CLOCK" = icount ] ||
+	die "PROFILER=insn counts exactly only under CLOCK=icount"
+INSN_IOS=${INSN_IOS:-20000}
+check_int INSN_IOS "$INSN_IOS" 1000
 [ "$CLOCK" = realtime ] || check_int PROFILE_PERIOD "$PROFILE_PERIOD" 1000
 [[ $PEAK =~ ^[01]$ ]] || die "PEAK must be 0 or 1, not '$PEAK'"
 check_int SIZE_MB "$SIZE_MB" 16
+if [[ " $BSS " != *" $PROFILE_BS "* ]] || [ "$(bytes "$PROFILE_BS")" -lt 4096 ]; then
+	die "PROFILE_BS=$PROFILE_BS: not one of BSS of at least 4k"
+fi
+# Without a time limit fio stops at the end of the test file too: the
+# longer run of an exact profile, 2 x INSN_IOS reads, must fit in it.
+[ $((2 * INSN_IOS * $(bytes "$PROFILE_BS"))) -le $((SIZE_MB << 20)) ] ||
+	die "INSN_IOS=$INSN_IOS: 2 x INSN_IOS reads of $PROFILE_BS exceed SIZE_MB=$SIZE_MB"
 [ "$PIN" = none ] || check_int PIN "$PIN" 0
 [ "$PIN" = none ] || [ "$PIN" -lt "$GUEST_CPUS" ] ||
 	die "PIN=$PIN: the guest has only $GUEST_CPUS vCPUs (0..$((GUEST_CPUS - 1)))"
@@ -243,7 +271,20 @@ PROFILE_ROUNDS=$PROFILE_ROUNDS
 PROFILE_PERIOD=$PROFILE_PERIOD
 PROFILE_RUNTIME=$PROFILE_RUNTIME
 PEAK=$PEAK
+PROFILER=$PROFILER
+INSN_IOS=$INSN_IOS
+PROFILE_BS=$PROFILE_BS
 EOF
+
+# The exact profiles: the plugin, told where insn-mark starts, writes its
+# snapshots into the share.
+if [ "$PROFILER" = insn ] && [ "$PROFILE_ROUNDS" -gt 0 ]; then
+	mark=$(nm "$CACHE_DIR/tools-bin/insn-mark" | awk '$3 == "_start" { print "0x" $1 }')
+	[ -n "$mark" ] || die "no insn-mark in $CACHE_DIR/tools-bin (make initramfs)"
+	make -s -C "$REPO_DIR/host/qemu-plugin" OUT="$CACHE_DIR"
+	mkdir -p "$share/insn"
+	export QEMU_PLUGIN="$CACHE_DIR/insn-count.so,mark=$mark,out=$share/insn"
+fi
 
 logname=bench-$NAME
 started=$(date -Iseconds)

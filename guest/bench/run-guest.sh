@@ -18,7 +18,11 @@
 # runs once per round (simple_read cannot change it), psync once, at QD 1
 # (more jobs on the one pinned vCPU only take turns), and the profiles
 # sample every PROFILE_PERIOD ns of guest time, i.e. every PROFILE_PERIOD
-# instructions, PROFILE_ROUNDS times each, raw included.
+# instructions, PROFILE_ROUNDS times each, raw included. With PROFILER=insn
+# (icount only) the profiles are exact instead: the host's QEMU plugin
+# counts every instruction, and insn-mark brackets two fio runs of
+# INSN_IOS and 2 x INSN_IOS reads, whose difference is INSN_IOS reads'
+# worth of instructions, start-up and exit cancelled (insn_profile).
 
 SIMPLE=/sys/kernel/iomap/simple_read
 MNT=/mnt/bench
@@ -31,7 +35,7 @@ MNT=/mnt/bench
 # PROFILE_PERIOD is empty in realtime mode.
 share_open bench bench.conf DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS \
 	RUNTIME RAMP SIZE_MB PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
-	PROFILE_RUNTIME PEAK || exit 1
+	PROFILE_RUNTIME PEAK PROFILER INSN_IOS PROFILE_BS || exit 1
 mkdir -p $MNT $OUT/fio $OUT/stat $OUT/peak $OUT/perf
 # Without address-space randomisation fio's buffers sit at the same
 # addresses in every run, so a read spans the same pages every time.
@@ -104,15 +108,19 @@ bytes() {
 	esac
 }
 
-# fio_job FILE ENGINE QD RUNTIME [BS]: the fio options of one O_DIRECT
+# fio_job FILE ENGINE QD LENGTH [BS]: the fio options of one O_DIRECT
 # random-read run of BS (4k) reads (the measured runs and the profiled
-# ones alike). psync has one read in flight per job, so its QD is a number
-# of jobs.
+# ones alike), for LENGTH: a time after RAMP, or ios=N, N reads from the
+# start. psync has one read in flight per job, so its QD is a number of
+# jobs.
 fio_job() {
 	echo --name=randread --filename="$1" --rw=randread --bs="${5:-4k}" \
-		--direct=1 --size="${SIZE_MB}M" --iodepth="$3" --time_based \
-		--runtime="$4" --ramp_time="$RAMP" --norandommap \
+		--direct=1 --size="${SIZE_MB}M" --iodepth="$3" --norandommap \
 		--randrepeat=0 --lat_percentiles=1 "$fio_pin"
+	case "$4" in
+	ios=*) echo --number_ios="${4#ios=}" ;;
+	*) echo --time_based --runtime="$4" --ramp_time="$RAMP" ;;
+	esac
 	case "$2" in
 	libaio) echo --ioengine=libaio ;;
 	io_uring) echo --ioengine=io_uring ;;
@@ -259,7 +267,7 @@ profile_window() {
 	prof_ms=$(ms "$PROFILE_RUNTIME")
 	# shellcheck disable=SC2046 # fio_job prints a list of words
 	fio $(fio_job "$file" "$PROFILE_ENGINE" "$PEAK_QD" \
-		"$((prof_ms + 300))ms") >/dev/null 2>/tmp/fio.err &
+		"$((prof_ms + 300))ms" "$PROFILE_BS") >/dev/null 2>/tmp/fio.err &
 	fpid=$!
 	sleep "$(awk -v m=$(($(ms "$RAMP") + 100)) 'BEGIN { print m / 1000 }')"
 	# shellcheck disable=SC2086 # lists of words
@@ -270,7 +278,24 @@ profile_window() {
 	wait $fpid || error "fio under perf $1: $(tail -n 2 /tmp/fio.err)"
 }
 
-# profile: perf record of PROFILE_ENGINE 4 KiB reads at the highest queue
+# insn_profile NAME: insn-mark, fio of INSN_IOS reads, insn-mark, fio of
+# twice as many, insn-mark: the host's plugin writes a snapshot of its
+# counts at each mark, three per profile, in the order insn/order.txt lists
+# the profiles.
+insn_profile() {
+	for n in "$INSN_IOS" $((2 * INSN_IOS)); do
+		insn-mark
+		# shellcheck disable=SC2046 # fio_job prints a list of words
+		fio $(fio_job "$file" "$PROFILE_ENGINE" "$PEAK_QD" "ios=$n" \
+			"$PROFILE_BS") \
+			>/dev/null 2>/tmp/fio.err ||
+			error "fio $1 ($n reads): $(tail -n 2 /tmp/fio.err | tr '\n' ' ')"
+	done
+	insn-mark
+	echo "$1" >>$OUT/insn/order.txt
+}
+
+# profile: perf record of PROFILE_ENGINE reads of PROFILE_BS at the highest queue
 # depth with each setting (raw: once); the report lists the top symbols,
 # kernel ones resolved from /proc/kallsyms. Realtime: -g at 1000 Hz, one
 # profile per setting, the whole fio run. icount: the steady part only
@@ -291,13 +316,17 @@ profile() {
 		for p in $(seq 1 "$PROFILE_ROUNDS"); do
 			name=$label-s$s
 			[ "$p" = 1 ] || name=$name-p$p
-			if [ "$CLOCK" = icount ]; then
+			if [ "$PROFILER" = insn ]; then
+				insn_profile "$name"
+				continue
+			elif [ "$CLOCK" = icount ]; then
 				profile_window "$name"
 			else
 				# shellcheck disable=SC2046,SC2086 # lists of words
 				perf record -q $perf_cpus $sampling -e "$PERF_EVENT" \
 					-o /tmp/perf.data -- fio $(fio_job "$file" \
-					"$PROFILE_ENGINE" "$PEAK_QD" "$PROFILE_RUNTIME") \
+					"$PROFILE_ENGINE" "$PEAK_QD" "$PROFILE_RUNTIME" \
+					"$PROFILE_BS") \
 					>/dev/null 2>/tmp/perf.err ||
 					error "perf record $name: $(tail -n 2 /tmp/perf.err)"
 			fi
@@ -321,6 +350,11 @@ profile() {
 
 # Kernel symbols for perf, and samples of the kernel for everyone.
 echo 0 >/proc/sys/kernel/kptr_restrict
+# The exact profiles' addresses are resolved on the host: the text symbols.
+if [ "$PROFILER" = insn ]; then
+	mkdir -p $OUT/insn
+	grep ' [tT] ' /proc/kallsyms >$OUT/insn/kallsyms.txt
+fi
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 # Under TCG there is no PMU and perf silently samples cpu-clock instead of
 # cycles: take the event name from what a probe recording really used.
@@ -401,7 +435,8 @@ nullb512() {
 
 # groups DEVICE: the read sizes of BSS that run on one device, a line per
 # device: on null_blk those below 4 KiB (nullb1) first, then the others
-# (nullb0), so that the profiles, at 4 KiB, come last, on nullb0.
+# (nullb0), so that the profiles, of PROFILE_BS (at least 4 KiB), come
+# last, on nullb0.
 groups() {
 	small='' large=''
 	for bs in $BSS; do
@@ -461,7 +496,7 @@ for device in $DEVICES; do
 				done
 			done
 			case " $sizes " in
-			*" 4k "*)
+			*" $PROFILE_BS "*)
 				[ "$PEAK" = 0 ] || peak
 				if [ "$PROFILE_ROUNDS" = 0 ]; then
 					:

@@ -14,7 +14,9 @@ CLOCK=realtime: summary.md has the A/B tables the way the upstream cover
 letter shows them, plus min-max and CPU per I/O. CLOCK=icount: guest time
 is guest instructions (1 ns each), so a run's instructions per I/O are
 1e9 / IOPS; summary.md has them per cell and setting, the spread over
-rounds, the filesystem's cost over raw, and the instruction profiles.
+rounds, the filesystem's cost over raw, and the instruction profiles:
+exact ones (PROFILER=insn: insn/*.txt, host/report/insn.py) or perf's
+samples (PROFILER=perf).
 """
 import csv
 import json
@@ -26,6 +28,8 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+import insn
 
 # /proc/stat counts in USER_HZ ticks; 100 on x86.
 USER_HZ = 100
@@ -546,6 +550,35 @@ def plot_icount(cells, conf, plots):
                 + "\n".join(panels) + "\nunset multiplot\n")
 
 
+def profile_section(results, share, conf, meta, cells):
+    """The instruction profiles: exact counts from the QEMU plugin, or
+    perf's samples."""
+    qd = int(conf["PEAK_QD"])
+    engine = conf.get("PROFILE_ENGINE", "io_uring")
+    bs = conf.get("PROFILE_BS", "4k")
+    if conf.get("PROFILER") == "insn":
+        ios = int(conf["INSN_IOS"])
+        profiles = insn.load(share / "insn", ios)
+        insn.write_profiles(profiles, results / "insn")
+        counts = {}
+        for name in profiles:
+            _, target, s = name.split("-")[:3]
+            cell = cells.get((target, bs, engine, qd), {}).get(int(s[1:]))
+            if cell:
+                counts[name] = cell["instr"]
+        return ["## Instruction profiles (exact: QEMU plugin insn-count)",
+                "", *insn.summary(profiles, counts, ios, engine, qd, bs)]
+    return [f"## Instruction profiles (perf {meta.get('perf_event')}, a "
+            f"sample every {conf.get('PROFILE_PERIOD')} ns of guest time)",
+            "", f"{conf.get('PROFILE_ROUNDS')} profiles per setting of "
+            f"{conf.get('PROFILE_RUNTIME')} each; self share of the samples "
+            "per symbol, kernel symbols from /proc/kallsyms; the last column "
+            "spreads the unprofiled cell's count over the busy samples (a "
+            "profile covers the whole fio run, its start and exit too). "
+            "Most sampled addresses: perf/*-ips.txt.", "",
+            *icount_profiles(results / "perf", cells, conf)]
+
+
 def icount_summary(results, share, conf, meta, rows):
     cells = icount_cells(rows)
     tables, nflag = icount_tables(cells, conf)
@@ -577,15 +610,7 @@ def icount_summary(results, share, conf, meta, rows):
           "instructions too, in raw and fs alike (results/README.md).", "",
           "## Instructions per I/O", "", *tables,
           "![instructions per I/O](plots/instr-per-io.png)", "",
-          f"## Instruction profiles (perf {meta.get('perf_event')}, a sample "
-          f"every {conf.get('PROFILE_PERIOD')} ns of guest time)", "",
-          f"{conf.get('PROFILE_ROUNDS')} profiles per setting of "
-          f"{conf.get('PROFILE_RUNTIME')} each; self share of the samples "
-          "per symbol, kernel symbols from /proc/kallsyms; the last column "
-          "spreads the unprofiled cell's count over the busy samples (a "
-          "profile covers the whole fio run, its start and exit too). "
-          "Most sampled addresses: perf/*-ips.txt.", "",
-          *icount_profiles(results / "perf", cells, conf),
+          *profile_section(results, share, conf, meta, cells),
           "## Simple path taken (trace point hits of 64 reads)", "", "```",
           (share / "path-check.txt").read_text().rstrip(), "```", ""]
     return md, cells
