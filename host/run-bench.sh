@@ -26,7 +26,8 @@
 #   SIZE_MB     test file size: 256            1024 (quick: 256)
 #   PIN         vCPU fio and uring-peak run on, or "none" (0)
 #   PEAK        1: the uring-peak runs         0                1
-#   PROFILE_ENGINE  the engine profiled, at the highest QD (io_uring)
+#   PROFILE_ENGINE  the engine profiled, at its deepest QD of the sweep
+#               (psync under icount: 1) (io_uring)
 #   PROFILE_BS  the read size profiled, one of BSS, at least 4k (4k)
 #   PROFILER    insn (icount default): exact instruction counts per
 #               instruction address from a QEMU plugin

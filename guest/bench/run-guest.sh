@@ -266,7 +266,7 @@ ms() {
 profile_window() {
 	prof_ms=$(ms "$PROFILE_RUNTIME")
 	# shellcheck disable=SC2046 # fio_job prints a list of words
-	fio $(fio_job "$file" "$PROFILE_ENGINE" "$PEAK_QD" \
+	fio $(fio_job "$file" "$PROFILE_ENGINE" "$profile_qd" \
 		"$((prof_ms + 300))ms" "$PROFILE_BS") >/dev/null 2>/tmp/fio.err &
 	fpid=$!
 	sleep "$(awk -v m=$(($(ms "$RAMP") + 100)) 'BEGIN { print m / 1000 }')"
@@ -286,7 +286,7 @@ insn_profile() {
 	for n in "$INSN_IOS" $((2 * INSN_IOS)); do
 		insn-mark
 		# shellcheck disable=SC2046 # fio_job prints a list of words
-		fio $(fio_job "$file" "$PROFILE_ENGINE" "$PEAK_QD" "ios=$n" \
+		fio $(fio_job "$file" "$PROFILE_ENGINE" "$profile_qd" "ios=$n" \
 			"$PROFILE_BS") \
 			>/dev/null 2>/tmp/fio.err ||
 			error "fio $1 ($n reads): $(tail -n 2 /tmp/fio.err | tr '\n' ' ')"
@@ -295,7 +295,7 @@ insn_profile() {
 	echo "$1" >>$OUT/insn/order.txt
 }
 
-# profile: perf record of PROFILE_ENGINE reads of PROFILE_BS at the highest queue
+# profile: perf record of PROFILE_ENGINE reads of PROFILE_BS at profile_qd
 # depth with each setting (raw: once); the report lists the top symbols,
 # kernel ones resolved from /proc/kallsyms. Realtime: -g at 1000 Hz, one
 # profile per setting, the whole fio run. icount: the steady part only
@@ -325,7 +325,7 @@ profile() {
 				# shellcheck disable=SC2046,SC2086 # lists of words
 				perf record -q $perf_cpus $sampling -e "$PERF_EVENT" \
 					-o /tmp/perf.data -- fio $(fio_job "$file" \
-					"$PROFILE_ENGINE" "$PEAK_QD" "$PROFILE_RUNTIME" \
+					"$PROFILE_ENGINE" "$profile_qd" "$PROFILE_RUNTIME" \
 					"$PROFILE_BS") \
 					>/dev/null 2>/tmp/perf.err ||
 					error "perf record $name: $(tail -n 2 /tmp/perf.err)"
@@ -404,6 +404,9 @@ qds() {
 	per_device=$((per_target * $(count $TARGETS)))
 	ncells=$((per_device * $(count $DEVICES)))
 }
+# The profiles run PROFILE_ENGINE at its deepest queue of the sweep: QD 1
+# for psync under icount.
+profile_qd=$(qds "$PROFILE_ENGINE" | tr ' ' '\n' | sort -n | tail -n 1)
 start=$(date +%s)
 cell=0
 echo "[bench] $ncells cells ($CLOCK): devices $DEVICES, targets $TARGETS," \

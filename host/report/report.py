@@ -470,7 +470,7 @@ def icount_profiles(perf_dir, cells, conf):
     pv_native_safe_halt, left out: under icount the clock jumps over idle
     time, sampling it) turned into instructions per I/O with the
     unprofiled cell's count (io_uring at the highest QD, 4 KiB)."""
-    qd = int(conf["PEAK_QD"])
+    qd = profile_qd(conf)
     engine = conf.get("PROFILE_ENGINE", "io_uring")
     md = []
     names = sorted({p.stem.split("-p")[0] for p in perf_dir.glob("*.txt")
@@ -550,10 +550,19 @@ def plot_icount(cells, conf, plots):
                 + "\n".join(panels) + "\nunset multiplot\n")
 
 
+def profile_qd(conf):
+    """The queue depth the profiles ran at: PROFILE_ENGINE's deepest in
+    the sweep, which is 1 for psync under icount (run-guest.sh)."""
+    engine = conf.get("PROFILE_ENGINE", "io_uring")
+    if engine == "psync" and conf.get("CLOCK") == "icount":
+        return 1
+    return int(conf["PEAK_QD"])
+
+
 def profile_section(results, share, conf, meta, cells):
     """The instruction profiles: exact counts from the QEMU plugin, or
     perf's samples."""
-    qd = int(conf["PEAK_QD"])
+    qd = profile_qd(conf)
     engine = conf.get("PROFILE_ENGINE", "io_uring")
     bs = conf.get("PROFILE_BS", "4k")
     if conf.get("PROFILER") == "insn":
