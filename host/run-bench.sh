@@ -180,7 +180,8 @@ check_int INSN_IOS "$INSN_IOS" 1000
 [ "$CLOCK" = realtime ] || check_int PROFILE_PERIOD "$PROFILE_PERIOD" 1000
 [[ $PEAK =~ ^[01]$ ]] || die "PEAK must be 0 or 1, not '$PEAK'"
 check_int SIZE_MB "$SIZE_MB" 16
-if [[ " $BSS " != *" $PROFILE_BS "* ]] || [ "$(bytes "$PROFILE_BS")" -lt 4096 ]; then
+if [ "$PROFILE_ROUNDS" -gt 0 ] && { [[ " $BSS " != *" $PROFILE_BS "* ]] ||
+	[ "$(bytes "$PROFILE_BS")" -lt 4096 ]; }; then
 	die "PROFILE_BS=$PROFILE_BS: not one of BSS of at least 4k"
 fi
 # Without a time limit fio stops at the end of the test file too: the
