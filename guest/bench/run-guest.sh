@@ -356,7 +356,7 @@ profile() {
 # Kernel symbols for perf, and samples of the kernel for everyone.
 echo 0 >/proc/sys/kernel/kptr_restrict
 # The exact profiles' addresses are resolved on the host: the text symbols.
-if [ "$PROFILER" = insn ]; then
+if [ "$PROFILER" = insn ] && [ "$PROFILE_ROUNDS" != 0 ]; then
 	mkdir -p $OUT/insn
 	grep ' [tT] ' /proc/kallsyms >$OUT/insn/kallsyms.txt
 fi
@@ -427,8 +427,9 @@ fi
 echo "fio_buffer=$FIO_BUFFER: $made" >>$OUT/guest-meta.txt
 
 # The profiles run PROFILE_ENGINE at its deepest queue of the sweep: QD 1
-# for psync under icount.
+# for psync under icount. The report takes it from guest-meta.txt.
 profile_qd=$(qds "$PROFILE_ENGINE" | tr ' ' '\n' | sort -n | tail -n 1)
+echo "profile_qd=$profile_qd" >>$OUT/guest-meta.txt
 start=$(date +%s)
 cell=0
 echo "[bench] $ncells cells ($CLOCK): devices $DEVICES, targets $TARGETS," \

@@ -12,10 +12,10 @@
  *   qemu-system-x86_64 ... -plugin insn-count.so,mark=0xADDR,out=DIR
  *
  * writes DIR/snap-1.txt, DIR/snap-2.txt, ...: "ADDRESS COUNT" per kernel
- * instruction that ran, in hex and decimal, then "user COUNT" and
- * "total COUNT".  The counters are plain adds that QEMU inlines into each
- * translation block, so they are exact only with one TCG thread, which
- * -icount implies: use it with -icount only.  A block counts whole when it
+ * instruction that ran, in hex and decimal, then "user COUNT": every
+ * instruction outside the kernel.  The counters are plain adds that QEMU
+ * inlines into each translation block, so they are exact only with one TCG
+ * thread, which -icount implies: use it with -icount only.  A block counts whole when it
  * is entered; an exception in its middle (a fault) over-counts the rest of
  * it, which the hot paths measured here do not take.
  *
@@ -110,7 +110,7 @@ static void snapshot(unsigned int vcpu, void *udata)
 	size_t n = 0, i, j = 0;
 	struct count *c;
 	struct block *b;
-	uint64_t user = 0, total = 0;
+	uint64_t user = 0;
 	char path[4096];
 	FILE *f;
 
@@ -140,9 +140,8 @@ static void snapshot(unsigned int vcpu, void *udata)
 		while (i + 1 < n && c[i + 1].vaddr == c[i].vaddr)
 			runs += c[++i].runs;
 		fprintf(f, "%" PRIx64 " %" PRIu64 "\n", c[i].vaddr, runs);
-		total += runs;
 	}
-	fprintf(f, "user %" PRIu64 "\ntotal %" PRIu64 "\n", user, total + user);
+	fprintf(f, "user %" PRIu64 "\n", user);
 	fclose(f);
 	free(c);
 }

@@ -25,24 +25,22 @@ def load_symbols(path):
 
 
 def load_snapshot(path):
-    """({kernel instruction address: runs}, user instructions, total)."""
-    counts, user, total = {}, 0, 0
+    """({kernel instruction address: runs}, user instructions)."""
+    counts, user = {}, 0
     for line in Path(path).read_text().splitlines():
         key, value = line.split()
         if key == "user":
             user = int(value)
-        elif key == "total":
-            total = int(value)
         else:
             counts[int(key, 16)] = int(value)
-    return counts, user, total
+    return counts, user
 
 
 def per_io(snaps, ios, addrs, names):
     """Per read, from three snapshots: ({symbol: instructions}, kernel,
     user). Symbols of the kernel's text; an address below the first symbol
     is '[unknown]'."""
-    (c1, u1, _), (c2, u2, _), (c3, u3, _) = snaps
+    (c1, u1), (c2, u2), (c3, u3) = snaps
     by_sym = {}
     for addr in set(c2) | set(c3):
         first = c2.get(addr, 0) - c1.get(addr, 0)

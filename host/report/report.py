@@ -464,13 +464,12 @@ def icount_tables(cells, conf):
     return md, nflag
 
 
-def icount_profiles(perf_dir, cells, conf):
+def icount_profiles(perf_dir, cells, conf, qd):
     """Per profile: the top symbols' share of the samples in each of its
     rounds, and the mean share of the busy samples (idle ones, in
     pv_native_safe_halt, left out: under icount the clock jumps over idle
     time, sampling it) turned into instructions per I/O with the
-    unprofiled cell's count (io_uring at the highest QD, 4 KiB)."""
-    qd = profile_qd(conf)
+    unprofiled cell's count (PROFILE_ENGINE at QD qd, 4 KiB)."""
     engine = conf.get("PROFILE_ENGINE", "io_uring")
     md = []
     names = sorted({p.stem.split("-p")[0] for p in perf_dir.glob("*.txt")
@@ -550,19 +549,10 @@ def plot_icount(cells, conf, plots):
                 + "\n".join(panels) + "\nunset multiplot\n")
 
 
-def profile_qd(conf):
-    """The queue depth the profiles ran at: PROFILE_ENGINE's deepest in
-    the sweep, which is 1 for psync under icount (run-guest.sh)."""
-    engine = conf.get("PROFILE_ENGINE", "io_uring")
-    if engine == "psync" and conf.get("CLOCK") == "icount":
-        return 1
-    return int(conf["PEAK_QD"])
-
-
 def profile_section(results, share, conf, meta, cells):
     """The instruction profiles: exact counts from the QEMU plugin, or
     perf's samples."""
-    qd = profile_qd(conf)
+    qd = int(meta["profile_qd"])
     engine = conf.get("PROFILE_ENGINE", "io_uring")
     bs = conf.get("PROFILE_BS", "4k")
     if conf.get("PROFILER") == "insn":
@@ -585,7 +575,7 @@ def profile_section(results, share, conf, meta, cells):
             "spreads the unprofiled cell's count over the busy samples (a "
             "profile covers the whole fio run, its start and exit too). "
             "Most sampled addresses: perf/*-ips.txt.", "",
-            *icount_profiles(results / "perf", cells, conf)]
+            *icount_profiles(results / "perf", cells, conf, qd)]
 
 
 def icount_summary(results, share, conf, meta, rows):
