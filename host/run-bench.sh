@@ -19,7 +19,9 @@
 #               (quick: io_uring)              synchronous jobs; quick: io_uring)
 #   QDS         "1 64" (quick: 64)             "1 16 64 128 256" (quick: "1 64")
 #   BSS         "4k 512 8k 16k" (quick: 4k)    4k         read sizes
-#   ROUNDS      2 runs per setting and cell    3 (quick: 2)
+#   ROUNDS      3 runs per setting and cell    3 (quick: 2)
+#               (the median of 3 outvotes a run whose window caught
+#               a queue's worth of reads more or fewer: results/README.md)
 #   RUNTIME     guest time measured per run: 500ms (fio's form: 1s, 300ms),
 #               realtime: whole seconds (2)
 #   RAMP        guest time before it: 50ms     whole seconds (1)
@@ -60,7 +62,7 @@ icount)
 	ENGINES=${ENGINES:-psync libaio io_uring io_uring_poll}
 	QDS=${QDS:-1 64}
 	BSS=${BSS:-4k 512 8k 16k}
-	ROUNDS=${ROUNDS:-2}
+	ROUNDS=${ROUNDS:-3}
 	RUNTIME=${RUNTIME:-500ms}
 	RAMP=${RAMP:-50ms}
 	SIZE_MB=${SIZE_MB:-256}
