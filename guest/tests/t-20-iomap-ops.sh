@@ -42,6 +42,49 @@ for fs in ext4 xfs; do
 	check "$fs unwritten reads zero" \
 		dio-check read $f 0 1048576 io_uring zero
 
+	# One file of every kind of mapping a read meets, each read alone
+	# and across the boundaries of the data, through the page cache (from
+	# disk: a read_folio/readahead mapping) and O_DIRECT: a hole before
+	# the first extent, data, a hole, an unwritten extent, a hole, data,
+	# and blocks past the last extent below i_size.
+	f=$mnt/layout
+	dio-check fill $f 65536 65536 $SEED
+	dio-check fill $f 327680 65536 $SEED
+	xfs_io -c "falloc 192k 64k" -c "truncate 512k" -c fsync $f
+	check_eq "$fs FIEMAP of the layout" "$(extents $f)" "16-31 48-63 80-95 "
+	for engine in buffered psync io_uring; do
+		drop_caches
+		for range in "0 65536 zero" "32768 65536 patternfrom:32768:$SEED" \
+			"65536 65536 pattern:$SEED" \
+			"98304 65536 zerofrom:32768:$SEED" "131072 131072 zero" \
+			"294912 65536 patternfrom:32768:$SEED" \
+			"327680 65536 pattern:$SEED" \
+			"360448 65536 zerofrom:32768:$SEED" "393216 131072 zero"; do
+			# shellcheck disable=SC2086 # OFFSET LENGTH EXPECT
+			set -- $range
+			check "$fs $engine read of the layout at $1+$2" \
+				dio-check read $f "$1" "$2" $engine "$3"
+		done
+	done
+
+	# atime after an O_DIRECT read: moved on relatime (atime not after
+	# mtime) and strictatime mounts, kept on noatime and for a noatime
+	# inode (atime_needs_update() tests those flags before the ids).
+	f=$mnt/atime
+	dio-check fill $f 0 4096 $SEED
+	for how in relatime:moved strictatime:moved noatime:kept \
+		strictatime+A:kept; do
+		opt=${how%%:*}
+		mount -o "remount,${opt%+A}" $mnt
+		[ "$opt" = "${opt%+A}" ] || xfs_io -c "chattr +A" $f
+		touch -d "2000-01-01 00:00:00" $f
+		dio-check read $f 0 4096 psync pattern:$SEED
+		if [ "$(stat -c %X $f)" -gt 946684800 ]; then got=moved; else got=kept; fi
+		check_eq "$fs atime after a direct read ($opt)" $got "${how#*:}"
+	done
+	xfs_io -c "chattr -A" $f
+	mount -o remount,relatime $mnt
+
 	# Truncate into a block zeroes its tail: extend again and look.
 	f=$mnt/trunc
 	dio-check fill $f 0 16384 $SEED

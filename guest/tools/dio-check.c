@@ -31,6 +31,7 @@
  *         zero          the data is all zero bytes
  *         byte:V        every byte equals V
  *         zerofrom:N:SEED  the pattern up to byte N of the read, zeros after
+ *         patternfrom:N:SEED  zeros up to byte N of the read, the pattern after
  *         short:N:SEED  the read returns N bytes of the pattern
  *         errno:NAME    the read fails with EINVAL, EIO, ...
  * COUNT repeats the read (for hit counting); default 1.
@@ -382,7 +383,7 @@ static int do_read(const char *path, uint64_t off, size_t len,
 	ssize_t gots[nbufs];
 	struct io_uring ring;
 	uint64_t seed = 0;
-	ssize_t want_len = len, got, zero_from = -1;
+	ssize_t want_len = len, got, zero_from = -1, pattern_from = -1;
 	int want_err = 0, want_byte = -1, fd;
 
 	if (!strncmp(expect, "pattern:", 8))
@@ -392,7 +393,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 	else if (!strncmp(expect, "byte:", 5))
 		want_byte = (int)strtol(expect + 5, NULL, 0);
 	else if (!strncmp(expect, "short:", 6) ||
-		 !strncmp(expect, "zerofrom:", 9)) {
+		 !strncmp(expect, "zerofrom:", 9) ||
+		 !strncmp(expect, "patternfrom:", 12)) {
 		char *colon = strchr(expect, ':'), *end;
 		long long n = strtoll(colon + 1, &end, 0);
 
@@ -402,8 +404,10 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		seed = strtoull(end + 1, NULL, 0);
 		if (expect[0] == 's')
 			want_len = n;
-		else
+		else if (expect[0] == 'z')
 			zero_from = n;
+		else
+			pattern_from = n;
 	}
 	else if (!strncmp(expect, "errno:", 6))
 		want_err = errno_by_name(expect + 6);
@@ -482,19 +486,23 @@ static int do_read(const char *path, uint64_t off, size_t len,
 			fail("%s %s @%" PRIu64 "+%zu: read %zd bytes, want %zd",
 			     engine, path, off, len, got, want_len);
 		/*
-		 * The first n bytes hold the pattern, the rest one byte
-		 * value: the expected byte, or zeros after zerofrom:N.
+		 * Bytes from..to-1 hold the pattern, the others one byte
+		 * value: the expected byte, or zeros after zerofrom:N and
+		 * before patternfrom:N.
 		 */
-		ssize_t n = want_byte >= 0 ? 0 :
-			    zero_from >= 0 && zero_from < got ? zero_from : got;
+		ssize_t from = pattern_from < 0 ? 0 :
+			       pattern_from < got ? pattern_from : got;
+		ssize_t to = want_byte >= 0 ? 0 :
+			     zero_from >= 0 && zero_from < got ? zero_from : got;
 		int fill = want_byte >= 0 ? want_byte : 0;
 
-		bad = check_pattern(buf, off, n, seed);
+		bad = to > from ? check_pattern(buf + from, off + from,
+						to - from, seed) : -1;
 		if (bad >= 0)
 			fail("%s %s: pattern mismatch at byte %lld",
 			     engine, path, bad);
-		for (ssize_t j = n; j < got; j++)
-			if (buf[j] != fill)
+		for (ssize_t j = 0; j < got; j++)
+			if ((j < from || j >= to) && buf[j] != fill)
 				fail("%s %s: byte %" PRIu64 " is %#x, want %#x",
 				     engine, path, off + j, buf[j], fill);
 		/*
