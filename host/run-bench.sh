@@ -41,7 +41,8 @@
 #   PROFILE_PERIOD  icount: ns (= instructions) of guest time between
 #                   samples (20000)
 #   PROFILE_RUNTIME guest time of a profiled run: 1s    RUNTIME
-#   NAME        results/<date>-NAME (full; quick: quick)
+#   NAME        results/<date>-NAME (full; quick: quick; unset, an
+#               existing folder gets the next free -2, -3, ...)
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
@@ -91,6 +92,7 @@ realtime)
 esac
 TARGETS=${TARGETS:-ext4 xfs raw}
 PIN=${PIN:-0}
+name_given=${NAME:+1}
 NAME=${NAME:-$mode}
 GUEST_CPUS=${GUEST_CPUS:-2}
 PROFILE_ENGINE=${PROFILE_ENGINE:-io_uring}
@@ -199,7 +201,14 @@ fi
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
 
 # RESULTS names the folder itself (make ladder puts its steps in one).
+# Without a NAME, a second run on one day gets the next free -N suffix.
 results=${RESULTS:-$REPO_DIR/results/$(date +%F)-$NAME}
+if [ -z "${RESULTS:-}" ] && [ -z "$name_given" ]; then
+	n=2 base=$results
+	while [ -e "$results" ]; do
+		results=$base-$n n=$((n + 1))
+	done
+fi
 [ ! -e "$results" ] ||
 	die "$results exists: pick another NAME or remove it"
 
