@@ -85,6 +85,37 @@ for fs in ext4 xfs; do
 	xfs_io -c "chattr -A" $f
 	mount -o remount,relatime $mnt
 
+	# IOMAP_F_DIRTY on ext4: set for an O_DSYNC direct overwrite while
+	# the inode has uncommitted metadata (without it the write would go
+	# out as FUA and skip the journal commit), not for a direct read,
+	# which never acts on it. A direct write past EOF leaves the new
+	# size uncommitted until the journal's next commit (5 s away).
+	if [ $fs = ext4 ]; then
+		f=$mnt/dsync
+		xfs_io -f -c "pwrite -q 0 64k" -c fsync $f
+		ino=$(printf '%x' "$(stat -c %i $f)")
+		echo 1 >$TRACING/events/iomap/iomap_iter_dstmap/enable
+		for op in overwrite:1 read:0; do
+			name="$fs IOMAP_F_DIRTY on a ${op%:*} of a dirty inode"
+			xfs_io -d -c "pwrite -q $(stat -c %s $f) 4k" $f
+			trace_start
+			case $op in
+			overwrite*) xfs_io -d -c "pwrite -q -D 0 4k" $f ;;
+			read*) dio-check read $f 0 65536 psync byte:0xcd ;;
+			esac
+			echo 0 >$TRACING/tracing_on
+			maps=$(grep -c "iomap_iter_dstmap:.* ino 0x$ino " $TRACING/trace)
+			dirty=$(grep -c "iomap_iter_dstmap:.* ino 0x$ino .*DIRTY" $TRACING/trace)
+			if [ "$maps" -eq 0 ]; then
+				fail "$name" "no iomap_iter_dstmap line for it"
+			else
+				check_eq "$name" "$dirty of $maps" \
+					"$((${op#*:} * maps)) of $maps"
+			fi
+		done
+		echo 0 >$TRACING/events/iomap/iomap_iter_dstmap/enable
+	fi
+
 	# Truncate into a block zeroes its tail: extend again and look.
 	f=$mnt/trunc
 	dio-check fill $f 0 16384 $SEED
