@@ -4,10 +4,13 @@
  * instruction executes, exactly, and writes the counts of the kernel's
  * instructions (and the total of all others) to a file each time the guest
  * runs the marker program (guest/tools/insn-mark.c) whose first
- * instruction is at address MARK (one snapshot per marker run).  The difference of two snapshots is what
- * the guest executed between two markers, instruction by instruction:
- * unlike sampling, nothing is attributed to the wrong instruction, and
- * under -icount it is exactly what guest time counted.
+ * instruction is at address MARK (one snapshot per marker run).  The
+ * difference of two snapshots is what the guest executed between two
+ * markers, instruction by instruction: unlike sampling, nothing is
+ * attributed to the wrong instruction.  Under -icount guest time advances
+ * by these instructions and also over idle periods, so a bench cell's
+ * guest time per read can exceed the count (results/README.md, "Two ladder
+ * steps under the exact profiler").
  *
  *   qemu-system-x86_64 ... -plugin insn-count.so,mark=0xADDR,out=DIR
  *
@@ -15,9 +18,10 @@
  * instruction that ran, in hex and decimal, then "user COUNT": every
  * instruction outside the kernel.  The counters are plain adds that QEMU
  * inlines into each translation block, so they are exact only with one TCG
- * thread, which -icount implies: use it with -icount only.  A block counts whole when it
- * is entered; an exception in its middle (a fault) over-counts the rest of
- * it, which the hot paths measured here do not take.
+ * thread, which -icount implies: use it with -icount only.  A block counts
+ * whole when it is entered; an exception in its middle (a fault)
+ * over-counts the rest of it, which the hot paths measured here do not
+ * take.
  *
  * QEMU's plugin API of the version this machine's QEMU (7.2) implements;
  * only the calls used are declared.
