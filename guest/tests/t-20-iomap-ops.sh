@@ -67,6 +67,45 @@ for fs in ext4 xfs; do
 		done
 	done
 
+	# A file of 300 extents, more than the inode holds: its mapping is
+	# a tree the filesystem reads in when the file is first mapped after
+	# a mount (XFS: the btree-format fork's extents, each read in traced
+	# as xfs_read_extent). Then reads of data, of a hole and across both,
+	# which take one mapping and two.
+	f=$mnt/extents
+	dio-check fill $f 0 2457600 $SEED
+	set --
+	block=4096
+	while [ $block -lt 2457600 ]; do
+		set -- "$@" -c "fpunch $block 4k"
+		block=$((block + 8192))
+	done
+	xfs_io "$@" -c fsync $f
+	check_eq "$fs FIEMAP of 300 extents" "$(extents $f | wc -w | tr -d " ")" 300
+	umount $mnt
+	mount -t $fs "$FS_DEV" $mnt
+	[ $fs = ext4 ] ||
+		echo 1 >$TRACING/events/xfs/xfs_read_extent/enable
+	trace_start
+	check "$fs direct read of the last extent after a mount" \
+		dio-check read $f 2449408 4096 psync pattern:$SEED
+	echo 0 >$TRACING/tracing_on
+	if [ $fs = xfs ]; then
+		echo 0 >$TRACING/events/xfs/xfs_read_extent/enable
+		check_eq "$fs extents read in by that read" \
+			"$(grep -c xfs_read_extent: $TRACING/trace)" 300
+	fi
+	for engine in psync io_uring; do
+		for range in "0 4096 pattern:$SEED" "1232896 4096 zero" \
+			"1228800 8192 zerofrom:4096:$SEED" \
+			"1232896 8192 patternfrom:4096:$SEED"; do
+			# shellcheck disable=SC2086 # OFFSET LENGTH EXPECT
+			set -- $range
+			check "$fs $engine read of 300 extents at $1+$2" \
+				dio-check read $f "$1" "$2" $engine "$3"
+		done
+	done
+
 	# atime after an O_DIRECT read: moved on relatime (atime not after
 	# mtime) and strictatime mounts, kept on noatime and for a noatime
 	# inode (atime_needs_update() tests those flags before the ids).
