@@ -8,6 +8,9 @@ set -euo pipefail
 
 work=$CACHE_DIR/am-check
 import_tarball "$work"
+# git am may start a detached gc, which would still be writing objects
+# when the tree is removed at the end.
+git -C "$work" config gc.auto 0
 fresh=$(git -C "$work" rev-parse baseline)
 
 mapfile -t topics < <(series_topics)
