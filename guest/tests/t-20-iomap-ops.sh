@@ -1,6 +1,8 @@
 # shellcheck shell=sh
 # The iomap operations the iomap_next conversion touches, on ext4 and XFS:
-# buffered I/O, SEEK_HOLE/SEEK_DATA, FIEMAP, truncate zeroing, mmap write
+# buffered I/O, SEEK_HOLE/SEEK_DATA, FIEMAP, reads of every kind of
+# mapping and of a file whose extents are read in after a mount, atime
+# and ext4's IOMAP_F_DIRTY around direct I/O, truncate zeroing, mmap write
 # faults, swapfile activation and O_DIRECT writes. Each checks data or
 # offsets, not just exit codes.
 # shellcheck source=guest/tests/lib.sh
