@@ -138,6 +138,20 @@ fs_unusable() {
 	done
 }
 
+# fs_open NAME: load tests/fs/NAME.sh and make its device; says why (a
+# SKIP or a FAIL line) and returns 1 when the filesystem cannot be tested.
+fs_open() {
+	fs_load "$1"
+	why=$(fs_unusable)
+	if [ -n "$why" ]; then
+		skip "$1" "$why"
+		return 1
+	fi
+	fs_setup && return 0
+	fail "$1 device" "could not make $FS_DEV"
+	return 1
+}
+
 # fs_can WHAT: whether the loaded filesystem can do WHAT (see FS_CANNOT).
 fs_can() {
 	case " $FS_CANNOT " in
@@ -219,6 +233,13 @@ contiguous() {
 			return 1
 		at=$((at + $4))
 	done
+}
+
+# kernel_reports: the lines of the kernel log that start a warning, oops,
+# lockdep, KASAN or debug-objects report (lockdep and "sleeping function
+# called from invalid context" reports start with WARNING: or BUG:).
+kernel_reports() {
+	dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|INFO: task .* blocked|KASAN|ODEBUG|list_(add|del) corruption'
 }
 
 # Drop the page cache so buffered data cannot mask what O_DIRECT reads.

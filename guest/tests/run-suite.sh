@@ -65,9 +65,8 @@ for name in $plan; do
 done
 
 # Any warning, oops, lockdep, KASAN or debug-objects report during the run
-# is a failure (lockdep and "sleeping function called from invalid context"
-# reports start with WARNING: or BUG:).
-splats=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|INFO: task .* blocked|KASAN|ODEBUG|list_(add|del) corruption' | head -n 5)
+# is a failure.
+splats=$(kernel_reports | head -n 5)
 if [ -z "$splats" ]; then
 	record pass "dmesg: no warnings, oopses or lockdep reports"
 else

@@ -8,9 +8,10 @@
 # the simple direct-I/O read path's hit counts; writes into the middle of
 # a grown file; truncate (shrink with partial-block zeroing, grow);
 # O_DIRECT writes (new file, overwrite, extending, into a hole, sub-block,
-# misaligned); mmap write faults (also growing a file a byte at a time); a
-# buffered write raced by readers; a fio verify run; fsck; and every file
-# again after a remount. Blocks freed just before hold a pattern, so stale
+# misaligned); mmap write faults (also growing a file a byte at a time);
+# stores through a mapping kept across a truncate down and up; a buffered
+# write raced by readers; a fio verify run; fsck; and every file again
+# after a remount. Blocks freed just before hold a pattern, so stale
 # data showing through is caught. Each check compares data, sizes,
 # offsets or counts, not just exit codes.
 # time-limit: 2700
@@ -383,6 +384,22 @@ generic_checks() {
 	check "$L mmap bytes intact" \
 		dio-check read "$mb" 0 540 buffered byte:0x41
 
+	# Stores through a mapping kept while the file is cut and grown back,
+	# at 5 KiB (the mapping kept whole) and past 5 MiB (remapped along
+	# with the file), with and without a store below the cut in between:
+	# every byte reads back as the last one stored there, also after the
+	# remount below.
+	kept=
+	i=0
+	for shape in "2048 5120" "-f 2048 5120" "-g -r 5137408 5140480" \
+		"-g -r -f 5137408 5140480"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086 # the shape's words are arguments
+		check "$L mapped stores across a cut and regrowth ($shape)" \
+			mmap-trunc $shape "$mnt/kept-map$i" /tmp/generic-kept-map$i.ref
+		kept="$kept kept-map$i"
+	done
+
 	# Buffered writes into holes raced by readers that drop and reread
 	# each page: a block allocated before its page is locked must read
 	# zeros, not its old contents, during the race and from disk after.
@@ -406,6 +423,7 @@ generic_checks() {
 	for x in $files; do
 		cp "$mnt/$x" "/tmp/generic-$x.ref"
 	done
+	files="$files$kept"
 	umount "$mnt"
 	check "$L fsck after unmount" fs_fsck
 	if ! mount -t "$FS_TYPE" "$FS_DEV" "$mnt"; then
@@ -439,16 +457,7 @@ generic_checks() {
 
 unmount_test_dev
 for fsname in $FILESYSTEMS; do
-	fs_load "$fsname"
-	why=$(fs_unusable)
-	if [ -n "$why" ]; then
-		skip "$fsname" "$why"
-		continue
-	fi
-	if ! fs_setup; then
-		fail "$fsname device" "could not make $FS_DEV"
-		continue
-	fi
+	fs_open "$fsname" || continue
 	for v in $FS_VARIANTS; do
 		label=$(fs_label "$v")
 		fs_mkfs_mount "$label" "$v" || continue
