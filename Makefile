@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := host
 
 .PHONY: all deps tree kernel kernel-debug initramfs test bench ladder check \
-	stack-check bisect-check am-check export bench-seq shell clean
+	stack-check bisect-check am-check export bench-seq soak shell clean
 
 all: test
 
@@ -38,6 +38,10 @@ bench: kernel initramfs
 # Sequential buffered throughput (exfat): SEQ_KERNELS="stock=... series=...".
 bench-seq: kernel initramfs
 	@$(SCRIPTS)/run-seq-bench.sh
+
+# The model tester over many seeds, on the lean and the debug kernel.
+soak: kernel kernel-debug initramfs
+	@$(SCRIPTS)/run-soak.sh
 
 # Builds its own trees (host/ladder.sh), so only the initramfs first.
 ladder: initramfs

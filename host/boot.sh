@@ -2,7 +2,7 @@
 # Boot the guest kernel in QEMU with emulated NVMe disks and run one job
 # inside it (the test suite or a bench), console on stdout and in a log.
 #
-#   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq or shell
+#   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq, soak or shell
 #
 # Environment:
 #   IOMAP_ACCEL    auto (default: KVM if a probe boot shows kernel output,
@@ -22,7 +22,7 @@ set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
 
-run=${1:?usage: host/boot.sh test|bench|seq|shell [logname]}
+run=${1:?usage: host/boot.sh test|bench|seq|soak|shell [logname]}
 logname=${2:-$run}
 kernel=$KERNEL_IMAGE
 initrd=$CACHE_DIR/initramfs.cpio.gz

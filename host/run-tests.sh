@@ -12,7 +12,7 @@ set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
 
-# TESTS=t-30-simple-read,t-60-minix runs only those tests.
+# TESTS=t-30-simple-switch,t-60-minix runs only those tests.
 if [ -n "${TESTS:-}" ]; then
 	IFS=, read -ra picked <<<"$TESTS"
 	for t in "${picked[@]}"; do

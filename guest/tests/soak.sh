@@ -1,0 +1,91 @@
+# shellcheck shell=sh
+# make soak, inside the guest (iomap.run=soak): the model tester, fsmodel,
+# over many seeds on every filesystem soak.conf names. For each, OPS
+# operations in all, in RUNS runs of INSTANCES instances at once on one
+# fresh filesystem (seeds FIRST_SEED on, one per instance and run),
+# simple_read 1 and 0 in turn, an unmount and mount after every quarter
+# of a run. A failing instance's log is kept in the share and shrunk
+# (fsmodel -S). Writes runs.tsv (one line a run), failures/ and dmesg.txt
+# to the host's share.
+cd /tests || exit 1
+# shellcheck source=guest/tests/lib.sh
+. ./lib.sh
+# shellcheck source=guest/lib/share.sh
+. /lib/iomap/share.sh
+share_open soak soak.conf FILESYSTEMS OPS RUNS INSTANCES FIRST_SEED || exit 1
+
+per_instance=$((OPS / RUNS / INSTANCES))
+printf 'fs\trun\tseed\tsimple_read\tops\tseconds\tresult\n' >$OUT/runs.tsv
+mkdir -p $OUT/failures
+dmesg -c >/dev/null
+
+# soak_fs NAME: every run on filesystem NAME (tests/fs/NAME.sh, its first
+# variant), one line each in runs.tsv.
+soak_fs() {
+	fs_load "$1"
+	why=$(fs_unusable)
+	if [ -n "$why" ]; then
+		echo "[soak] $1: $why"
+		printf '%s\t-\t-\t-\t0\t0\tskipped: %s\n' "$1" "$why" >>$OUT/runs.tsv
+		return
+	fi
+	fs_setup || return
+	v=${FS_VARIANTS%% *}
+	fs_mkfs_mount "$1" "$v" || return
+	run=0
+	while [ $run -lt "$RUNS" ]; do
+		seed=$((FIRST_SEED + run * INSTANCES))
+		sr=-
+		if have_simple_read; then
+			sr=$(((run + 1) % 2))
+			echo $sr >$SIMPLE_READ
+		fi
+		log=/tmp/soak-$1-$seed.log
+		start=$(date +%s)
+		if fsmodel -q -D -n "$INSTANCES" -s $seed -N $per_instance \
+			-r $((per_instance / 4)) -c 1000 -o "$log" \
+			-R "umount $FS_MNT && mount -t $FS_TYPE $FS_DEV $FS_MNT" \
+			"$FS_MNT" >/tmp/soak.out 2>&1; then
+			result=ok
+		else
+			result=FAIL
+			keep_failure "$1" $seed
+		fi
+		secs=$(($(date +%s) - start))
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" $run $seed $sr \
+			$((per_instance * INSTANCES)) $secs $result >>$OUT/runs.tsv
+		echo "[soak] $1 run $run seed $seed simple_read=$sr: $result in $secs s"
+		rm -f "$log"*
+		run=$((run + 1))
+	done
+	have_simple_read && echo 1 >$SIMPLE_READ
+	umount "$FS_MNT"
+	fs_fsck >/tmp/soak-fsck.out 2>&1 ||
+		cp /tmp/soak-fsck.out "$OUT/failures/$1-fsck.txt"
+	fs_teardown
+}
+
+# keep_failure FS SEED: the report and each instance's log of a failed
+# run into failures/FS-SEED/, with a shrunk log of each instance that
+# still fails alone on replay.
+keep_failure() {
+	dir=$OUT/failures/$1-$2
+	mkdir -p "$dir"
+	cp /tmp/soak.out "$dir/report.txt"
+	for f in "$log".*; do
+		[ -e "$f" ] || continue
+		cp "$f" "$dir/"
+		fsmodel -R "umount $FS_MNT && mount -t $FS_TYPE $FS_DEV $FS_MNT" \
+			-S "$f" -o "$dir/$(basename "$f").shrunk" "$FS_MNT" \
+			>"$dir/$(basename "$f").shrink.txt" 2>&1
+	done
+}
+
+for fs in $FILESYSTEMS; do
+	soak_fs "$fs"
+done
+
+dmesg >$OUT/dmesg.txt
+kernel_reports >$OUT/splats.txt
+uname -r >$OUT/kernel.txt
+echo "[soak] done"
