@@ -234,6 +234,8 @@ struct instance {
 	bool dio_ok;
 	bool ring_ok;
 	bool copy_unsupported;
+	/* A copy has worked: EINVAL is a failure from then on */
+	bool copy_worked;
 	bool falloc_unsupported[NR_FALLOC];
 	struct io_uring ring;
 	unsigned int weights[NR_WEIGHTED];
@@ -999,8 +1001,15 @@ static bool op_copy(struct instance *in, const struct op *op)
 		ret = RETRY_EINTR(copy_file_range(src->fd, &in_off, dst->fd,
 						  &out_off, op->len - done,
 						  0));
-		if (ret < 0 && errno == EOPNOTSUPP && !done) {
-			note(in, "copy_file_range: EOPNOTSUPP, copy disabled");
+		/*
+		 * EINVAL for a valid request before any copy worked: the
+		 * filesystem has no splice_write for the fallback to use
+		 * (minix), so copy_file_range() cannot work on it at all.
+		 */
+		if (ret < 0 && !done && (errno == EOPNOTSUPP ||
+					 (errno == EINVAL && !in->copy_worked))) {
+			note(in, "copy_file_range: %s, copy disabled",
+			     strerror(errno));
 			in->copy_unsupported = true;
 			in->weights[OP_COPY] = 0;
 			return true;
@@ -1014,6 +1023,7 @@ static bool op_copy(struct instance *in, const struct op *op)
 			return fail_errno(in, "copy_file_range");
 		if (!ret)
 			break;
+		in->copy_worked = true;
 		if (done + ret > want)
 			return fail(in, "copy_file_range: count mismatch: "
 				    "copied %zu bytes, the model expects %zu",
