@@ -58,6 +58,16 @@ import_tarball() {
 	git -C "$dir" tag -f baseline >/dev/null
 }
 
+# boot_meta IMAGE LOGNAME: what a results folder records of a boot of
+# IMAGE by host/boot.sh under LOGNAME, as KEY=VALUE lines: the image, its
+# hash, the accelerator and the QEMU command.
+boot_meta() {
+	echo "bzimage=$1"
+	echo "bzimage_sha256=$(sha256sum "$1" | cut -c1-16)"
+	echo "accel=$(cat "$LOG_DIR/$2.accel")"
+	echo "qemu_cmd=$(cat "$LOG_DIR/$2.qemu-cmd")"
+}
+
 log() {
 	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
 }

@@ -73,10 +73,7 @@ CONF
 	[ ! -s "$share/errors.txt" ] ||
 		die "the guest failed: $(head -n 3 "$share/errors.txt")"
 	{
-		echo "bzimage=$image"
-		echo "bzimage_sha256=$(sha256sum "$image" | cut -c1-16)"
-		echo "accel=$(cat "$LOG_DIR/seq-$label.accel")"
-		echo "qemu_cmd=$(cat "$LOG_DIR/seq-$label.qemu-cmd")"
+		boot_meta "$image" "seq-$label"
 		echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$share/host-meta.txt"
 done

@@ -139,7 +139,8 @@ fs_unusable() {
 }
 
 # fs_open NAME: load tests/fs/NAME.sh and make its device; says why (a
-# SKIP or a FAIL line) and returns 1 when the filesystem cannot be tested.
+# SKIP or a FAIL line, and in $why when it is unusable) and returns 1 when
+# the filesystem cannot be tested.
 fs_open() {
 	fs_load "$1"
 	why=$(fs_unusable)
@@ -150,6 +151,12 @@ fs_open() {
 	fs_setup && return 0
 	fail "$1 device" "could not make $FS_DEV"
 	return 1
+}
+
+# fs_remount_cmd: a command that unmounts and mounts again the loaded
+# filesystem, for fsmodel -R.
+fs_remount_cmd() {
+	echo "umount $FS_MNT && mount -t $FS_TYPE $FS_DEV $FS_MNT"
 }
 
 # fs_can WHAT: whether the loaded filesystem can do WHAT (see FS_CANNOT).

@@ -22,14 +22,12 @@ dmesg -c >/dev/null
 # soak_fs NAME: every run on filesystem NAME (tests/fs/NAME.sh, its first
 # variant), one line each in runs.tsv.
 soak_fs() {
-	fs_load "$1"
-	why=$(fs_unusable)
-	if [ -n "$why" ]; then
-		echo "[soak] $1: $why"
-		printf '%s\t-\t-\t-\t0\t0\tskipped: %s\n' "$1" "$why" >>$OUT/runs.tsv
+	why=
+	if ! fs_open "$1"; then
+		printf '%s\t-\t-\t-\t0\t0\tskipped: %s\n' "$1" \
+			"${why:-no device}" >>$OUT/runs.tsv
 		return
 	fi
-	fs_setup || return
 	v=${FS_VARIANTS%% *}
 	fs_mkfs_mount "$1" "$v" || return
 	run=0
@@ -44,8 +42,7 @@ soak_fs() {
 		start=$(date +%s)
 		if fsmodel -q -D -n "$INSTANCES" -s $seed -N $per_instance \
 			-r $((per_instance / 4)) -c 1000 -o "$log" \
-			-R "umount $FS_MNT && mount -t $FS_TYPE $FS_DEV $FS_MNT" \
-			"$FS_MNT" >/tmp/soak.out 2>&1; then
+			-R "$(fs_remount_cmd)" "$FS_MNT" >/tmp/soak.out 2>&1; then
 			result=ok
 		else
 			result=FAIL
@@ -75,8 +72,8 @@ keep_failure() {
 	for f in "$log".*; do
 		[ -e "$f" ] || continue
 		cp "$f" "$dir/"
-		fsmodel -R "umount $FS_MNT && mount -t $FS_TYPE $FS_DEV $FS_MNT" \
-			-S "$f" -o "$dir/$(basename "$f").shrunk" "$FS_MNT" \
+		fsmodel -R "$(fs_remount_cmd)" -S "$f" \
+			-o "$dir/$(basename "$f").shrunk" "$FS_MNT" \
 			>"$dir/$(basename "$f").shrink.txt" 2>&1
 	done
 }

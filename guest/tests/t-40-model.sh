@@ -17,8 +17,8 @@
 . ./lib.sh
 
 FILESYSTEMS="ext4 xfs ext2 minix exfat"
-# Operations per instance and run; a whole-file check and an unmount and
-# mount after every third of them.
+# Operations per instance and run: both whole files are compared every 250
+# of them, and after the unmount and mount at every third of the run.
 MODEL_OPS=1500
 MODEL_SEED=4011
 
@@ -29,8 +29,8 @@ model_run() {
 	label=$1
 	shift
 	log=/tmp/model.log
-	if fsmodel -q -D -R "umount $FS_MNT && mount -t $FS_TYPE $FS_DEV $FS_MNT" \
-		-o $log "$@" "$FS_MNT" >/tmp/model.out 2>&1; then
+	if fsmodel -q -D -R "$(fs_remount_cmd)" -o $log "$@" "$FS_MNT" \
+		>/tmp/model.out 2>&1; then
 		pass "$label"
 	else
 		cat /tmp/model.out
