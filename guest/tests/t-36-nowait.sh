@@ -8,7 +8,12 @@
 # is tried (ext4 only: the logic is iomap's, and XFS's mount alone would
 # cost dozens of slow requests).  io_uring retries such a read from a
 # worker without RWF_NOWAIT, so there the data must arrive; with RWF_NOWAIT
-# in the sqe io_uring hands the EAGAIN back.
+# in the sqe io_uring hands the EAGAIN back.  Last, on a null_blk that
+# takes at most 4 KiB a request and has a virtual boundary, RWF_NOWAIT reads
+# that the block layer must split (16 KiB, and reads into a buffer that is
+# not page aligned) return their data, as on the normal path, which sets no
+# REQ_NOWAIT: a REQ_NOWAIT bio that must be split fails with EAGAIN on every
+# try.
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
 
@@ -42,6 +47,15 @@ nw_power_on() {
 	echo none >"/sys/block/${nw_dev#/dev/}/queue/scheduler" 2>/dev/null
 }
 
+# nw_mkfs_fill FS: make FS on the null_blk, mount it on $mnt and fill its
+# file $f with the pattern.
+nw_mkfs_fill() {
+	mnt=/mnt/nowait
+	f=$mnt/data
+	mkfs_mount "$1" $mnt "$nw_dev" &&
+		check "$1 nowait fill" dio-check fill $f 0 65536 $SEED
+}
+
 nw_main() {
 	# mkfs.xfs wants at least 300 MiB.
 	echo 320 >$NULLB_CFG/size
@@ -57,10 +71,7 @@ nw_main() {
 
 	# ext4 last: the slow part below reads its file.
 	for fs in xfs ext4; do
-		mnt=/mnt/nowait
-		mkfs_mount $fs $mnt "$nw_dev" || continue
-		f=$mnt/data
-		check "$fs nowait fill" dio-check fill $f 0 65536 $SEED
+		nw_mkfs_fill $fs || continue
 		for s in 1 0; do
 			echo $s >$SIMPLE_READ
 			for e in nowait io_uring_nowait; do
@@ -103,7 +114,49 @@ nw_main() {
 	rmdir $NULLB_CFG
 }
 
+# nw_split: RWF_NOWAIT reads that the block layer must split succeed, on
+# the simple path and the normal path, with sync and io_uring reads.
+nw_split() {
+	echo 320 >$NULLB_CFG/size
+	echo 1 >$NULLB_CFG/memory_backed
+	# 512-byte blocks: memory-backed null_blk only finds data that a
+	# request starting at the same block offset wrote, and a read into a
+	# buffer that is not page aligned starts segments mid-page.
+	echo 512 >$NULLB_CFG/blocksize
+	echo 8 >$NULLB_CFG/max_sectors
+	echo 1 >$NULLB_CFG/virt_boundary
+	echo 0 >$NULLB_CFG/irqmode
+	nw_power_on
+	for fs in ext4 xfs; do
+		nw_mkfs_fill $fs || continue
+		for s in 1 0; do
+			echo $s >$SIMPLE_READ
+			n="$fs simple_read=$s, 4 KiB requests:"
+			hits "$n 16k RWF_NOWAIT reads that must be split" \
+				"$(expect_hits 8)" \
+				dio-check read $f 16384 16384 nowait pattern:$SEED 8
+			check "$n 16k io_uring RWF_NOWAIT read that must be split" \
+				dio-check read $f 16384 16384 io_uring_nowait \
+				pattern:$SEED
+			check "$n 16k RWF_NOWAIT read into a buffer 512 bytes into a page" \
+				dio-check read $f 16384 16384 nowait512 pattern:$SEED
+			check "$n 4k RWF_NOWAIT read into a buffer 512 bytes into a page" \
+				dio-check read $f 8192 4096 nowait512 pattern:$SEED
+			hits "$n 4k RWF_NOWAIT reads within a page" \
+				"$(expect_hits 8)" \
+				dio-check read $f 8192 4096 nowait pattern:$SEED 8
+		done
+		echo 1 >$SIMPLE_READ
+		umount $mnt
+	done
+	echo 0 >$NULLB_CFG/power
+	rmdir $NULLB_CFG
+}
+
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 mkdir $NULLB_CFG 2>/dev/null ||
 	skip_test "cannot make a null_blk through configfs ($NULLB_CFG)"
 nw_main
+mkdir $NULLB_CFG 2>/dev/null ||
+	skip_test "cannot make a second null_blk through configfs ($NULLB_CFG)"
+nw_split

@@ -23,8 +23,10 @@
  *         More O_DIRECT engines, one per kind of iterator the kernel builds:
  *         readv (preadv, one segment), readv2 (preadv, two segments, the
  *         first crossing a page boundary; at least 1 KiB), nowait (preadv2
- *         with RWF_NOWAIT), io_uring_fixed (io_uring read into a registered
- *         buffer), io_uring_nowait (io_uring read with RWF_NOWAIT), splice
+ *         with RWF_NOWAIT), nowait512 (the same into a buffer that
+ *         starts 512 bytes into a page), io_uring_fixed (io_uring read
+ *         into a registered buffer), io_uring_nowait (io_uring read with
+ *         RWF_NOWAIT), splice
  *         (splice into a pipe), sendfile (into a memfd) and cfr
  *         (copy_file_range into PATH.cfr, opened O_DIRECT, then removed).
  * EXPECT: pattern:SEED  the data equals the pattern
@@ -378,6 +380,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		   const char *engine, const char *expect, long count)
 {
 	bool batch = !strcmp(engine, "libaio-batch");
+	/* nowait512 reads into a buffer that starts 512 bytes into a page. */
+	size_t buf_off = strcmp(engine, "nowait512") ? 0 : 512;
 	long nbufs = batch ? count : 1;
 	unsigned char *bufs[nbufs];
 	ssize_t gots[nbufs];
@@ -420,9 +424,9 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		fail("open %s: %s", path, strerror(errno));
 
 	for (long i = 0; i < nbufs; i++) {
-		bufs[i] = alloc_aligned(len + ALIGN);
+		bufs[i] = alloc_aligned(buf_off + len + ALIGN);
 		/* Poison, so a read that copies nothing cannot pass. */
-		memset(bufs[i], 0xa5, len + ALIGN);
+		memset(bufs[i], 0xa5, buf_off + len + ALIGN);
 	}
 
 	if (!strncmp(engine, "io_uring", 8)) {
@@ -443,7 +447,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 	} else if (strcmp(engine, "psync") && strcmp(engine, "libaio") &&
 		   strcmp(engine, "buffered") && strcmp(engine, "mmap") &&
 		   strcmp(engine, "readv") && strcmp(engine, "readv2") &&
-		   strcmp(engine, "nowait") && strcmp(engine, "splice") &&
+		   strcmp(engine, "nowait") && strcmp(engine, "nowait512") &&
+		   strcmp(engine, "splice") &&
 		   strcmp(engine, "sendfile") && strcmp(engine, "cfr") && !batch) {
 		fail("unknown engine %s", engine);
 	}
@@ -451,7 +456,7 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		read_libaio_batch(fd, bufs, len, off, count, gots);
 
 	for (long i = 0; i < count; i++) {
-		unsigned char *buf = bufs[batch ? i : 0];
+		unsigned char *buf = bufs[batch ? i : 0] + buf_off;
 		long long bad;
 
 		if (batch)
@@ -465,7 +470,8 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		else if (!strcmp(engine, "readv") || !strcmp(engine, "readv2"))
 			got = read_vec(fd, buf, len, off,
 				       strcmp(engine, "readv2") ? 1 : 2, 0);
-		else if (!strcmp(engine, "nowait"))
+		else if (!strcmp(engine, "nowait") ||
+			 !strcmp(engine, "nowait512"))
 			got = read_vec(fd, buf, len, off, 1, RWF_NOWAIT);
 		else if (!strncmp(engine, "io_uring", 8))
 			got = read_uring(&ring, engine, fd, buf, len, off);
