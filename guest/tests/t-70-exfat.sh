@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# What is particular to exfat on iomap (issue 14), with 512-byte, 4 KiB and
+# What is particular to exfat on iomap, with 512-byte, 4 KiB and
 # 64 KiB clusters (tests/fs/exfat.sh; t-50-fs-generic.sh runs the generic
 # checks on them): stale bytes past valid_size in its block on disk read as
 # zeros every way (also after a truncate down into a block, and partial
@@ -77,14 +77,15 @@ exfat_dsync_flushes() {
 	echo $(($(exfat_flushes) - before))
 }
 
-# exfat_issue14 LABEL: the volume, freshly mounted and empty, and what
-# issue 14 found.  The block valid_size falls into reads zero past it every
-# way although it holds stale data on disk, also after a truncate down into
-# a block; partial writes into it leave zeros after them.  A write larger
+# exfat_volume_checks LABEL: on the volume, freshly mounted and empty, the
+# cases valid_size makes particular to exfat.  The block valid_size falls
+# into reads zero past it every way although it holds stale data on disk,
+# also after a truncate down into a block; partial writes into it leave
+# zeros after them.  A write larger
 # than the free space writes what fits.  An O_DSYNC direct write flushes
 # the disk cache once.  A direct read into a shared mapping of the same
 # file beyond valid_size completes.
-exfat_issue14() {
+exfat_volume_checks() {
 	mnt=$FS_MNT
 	zt=$mnt/zero-tail
 	dio-check fill "$zt" 0 3000 $SEED
@@ -130,7 +131,7 @@ exfat_issue14() {
 	md=$mnt/mmap-dio
 	xfs_io -f -c "pwrite -q -S 0x77 0 8192" -c "truncate 1048576" "$md"
 	dst=524288
-	for e in psync libaio; do
+	for e in psync libaio io_uring; do
 		for len in 512 8192; do
 			check "$1 $e $len-byte direct read into a shared mapping beyond valid_size" \
 				timeout -s KILL 15 dio-check mmap-dio "$md" 0 \
@@ -197,7 +198,99 @@ exfat_issue14() {
 			pattern:$SEED
 	done
 	umount "$mnt"
-	check "$1 fsck after the issue 14 checks" fsck.exfat -n "$FS_DEV"
+	check "$1 fsck after the volume checks" fsck.exfat -n "$FS_DEV"
+}
+
+# exfat_fat_region_table ERRORS: the device-mapper table of the exfat slice
+# with its first FAT mapped linear (ERRORS 0) or through dm-flakey failing
+# every write to it (ERRORS 1), one line per target.  The FAT's place comes
+# from the boot sector: FatOffset and FatLength (in sectors of
+# 2^BytesPerSectorShift bytes) at bytes 80, 84 and 108.
+exfat_fat_region_table() {
+	read -r fat fat_len <<EOF
+$(od -A n -t u4 -j 80 -N 8 "$FS_DEV")
+EOF
+	to_512=$(($(od -A n -t u1 -j 108 -N 1 "$FS_DEV") - 9))
+	fat=$((fat << to_512)) fat_len=$((fat_len << to_512))
+	end=$((fat + fat_len))
+	echo "0 $fat linear $TEST_DEV 0"
+	if [ "$1" = 1 ]; then
+		echo "$fat $fat_len flakey $TEST_DEV $fat 0 1 1 error_writes"
+	else
+		echo "$fat $fat_len linear $TEST_DEV $fat"
+	fi
+	echo "$end $((EXFAT_SECTORS - end)) linear $TEST_DEV $end"
+}
+
+# exfat_swap_table ERRORS: load exfat_fat_region_table ERRORS under the
+# mounted volume (read before the suspend, which holds all I/O).  The
+# suspend does not freeze the volume, whose sync would fail while writes
+# to the FAT fail.
+exfat_swap_table() {
+	table=$(exfat_fat_region_table "$1") &&
+		dmsetup suspend --nolockfs exfat &&
+		echo "$table" | dmsetup reload exfat &&
+		dmsetup resume exfat
+}
+
+# exfat_truncate_fat_error LABEL: on a volume mounted -o sync, a truncate
+# that cannot write the FAT entry ending the file's cluster chain fails with
+# EIO rather than reporting success, the volume goes read-only
+# (errors=remount-ro) with its dirty flag left set on disk, and nothing is
+# lost: after the writes work again, fsck repairs the chain, and both
+# files hold their data.
+exfat_truncate_fat_error() {
+	umount "$FS_MNT" 2>/dev/null
+	mkdir -p "$FS_MNT"
+	if ! fs_mkfs 4096 || ! mount -t exfat -o sync "$FS_DEV" "$FS_MNT"; then
+		fail "$1 mkfs and mount -o sync" "could not make or mount it"
+		return
+	fi
+	# Clusters given to two files in turn: each file's chain is in the
+	# FAT, which the truncate must then cut.
+	for i in 0 1 2 3 4 5 6 7; do
+		xfs_io -f -c "pwrite -q -S 0x61 $((i * 4096)) 4096" \
+			"$FS_MNT/chain-a"
+		xfs_io -f -c "pwrite -q -S 0x62 $((i * 4096)) 4096" \
+			"$FS_MNT/chain-b"
+	done
+	a0=$(dio-check bmap "$FS_MNT/chain-a" 0)
+	check_eq "$1 the file's clusters are chained in the FAT" \
+		"$(dio-check bmap "$FS_MNT/chain-a" 4096)" $((a0 + 8192))
+	if ! exfat_swap_table 1; then
+		fail "$1 dm-flakey over the FAT" "could not load the table"
+		return
+	fi
+	got=$(truncate -s 4096 "$FS_MNT/chain-a" 2>&1)
+	check_eq "$1 truncate whose FAT write fails reports EIO" \
+		"$(echo "$got" | grep -c 'Input/output error')" 1
+	got=$(touch "$FS_MNT/after-the-error" 2>&1)
+	check_eq "$1 the volume takes no writes after it" \
+		"$(echo "$got" | grep -c 'Read-only file system')" 1
+	exfat_swap_table 0
+	umount "$FS_MNT"
+	# Map the device again, as a reboot would, so that fsck does not see
+	# the old device's write error.
+	fs_teardown && fs_setup
+	# VolumeFlags, bit 1: VolumeDirty.
+	flags=$(od -A n -t u2 -j 106 -N 2 "$FS_DEV")
+	check_eq "$1 the volume is left dirty for fsck" $((flags & 2)) 2
+	# fsck exits 1 when it corrected errors: here the chain longer than
+	# the new size in the directory entry.
+	fsck.exfat -y "$FS_DEV" >/tmp/exfat-fsck.out 2>&1
+	check_eq "$1 fsck repairs the chain" \
+		"$?:$(grep -c 'more clusters are allocated' /tmp/exfat-fsck.out)" 1:1
+	check "$1 fsck finds the volume clean after the repair" \
+		fsck.exfat -n "$FS_DEV"
+	mount -t exfat "$FS_DEV" "$FS_MNT"
+	size=$(stat -c %s "$FS_MNT/chain-a")
+	check_eq "$1 size after the failed truncate is the old or the new" \
+		"$((size == 4096 || size == 32768))" 1
+	check "$1 data below the size after the failed truncate" \
+		dio-check read "$FS_MNT/chain-a" 0 "$size" psync byte:0x61
+	check "$1 the other file's data" \
+		dio-check read "$FS_MNT/chain-b" 0 32768 psync byte:0x62
+	umount "$FS_MNT"
 }
 
 unmount_test_dev
@@ -208,6 +301,7 @@ fi
 for cs in $FS_VARIANTS; do
 	fs=$(fs_label "$cs")
 	fs_mkfs_mount "$fs" "$cs" || continue
-	exfat_issue14 "$fs"
+	exfat_volume_checks "$fs"
 done
+exfat_truncate_fat_error "exfat 4096b clusters"
 fs_teardown

@@ -51,8 +51,9 @@
  * O_DIRECT (psync), and prints what it returned: the bytes written or the
  * errno's name.  bmap prints the byte offset on the device of the file's
  * byte OFFSET (FIBMAP).  mmap-dio reads LENGTH bytes at SRC with O_DIRECT
- * through ENGINE (psync or libaio) into a shared writable mapping of the
- * same file at DST, and fails unless the read returns LENGTH.
+ * through ENGINE (psync, libaio or io_uring) into a shared writable
+ * mapping of the same file at DST, and fails unless the read returns
+ * LENGTH.
  *
  * Exits 0 when every read matched, 1 with a one-line reason otherwise.
  */
@@ -696,7 +697,15 @@ static int do_mmap_dio(const char *path, uint64_t src, size_t len,
 		got = read_psync(dfd, p, len, src);
 	else if (!strcmp(engine, "libaio"))
 		got = read_libaio(dfd, p, len, src);
-	else
+	else if (!strcmp(engine, "io_uring")) {
+		struct io_uring ring;
+		int ret = io_uring_queue_init(4, &ring, 0);
+
+		if (ret)
+			fail("io_uring_queue_init: %s", strerror(-ret));
+		got = read_uring(&ring, engine, dfd, p, len, src);
+		io_uring_queue_exit(&ring);
+	} else
 		fail("mmap-dio: unknown engine %s", engine);
 	if (got != (ssize_t)len)
 		fail("direct read of %zu bytes into the mapping: %zd", len,
