@@ -4,8 +4,9 @@
 SHELL := /bin/bash
 SCRIPTS := host
 
-.PHONY: all deps tree kernel kernel-debug initramfs test bench ladder check \
-	stack-check bisect-check am-check export bench-seq soak shell clean
+.PHONY: all deps tree kernel kernel-debug initramfs settings test bench \
+	ladder check stack-check bisect-check am-check export bench-seq soak \
+	shell clean
 
 all: test
 
@@ -28,7 +29,12 @@ initramfs: deps
 # kernel the bench boots) with TEST_KERNELS=lean, both with "lean debug".
 TEST_KERNELS ?= debug
 export TEST_KERNELS
-test: $(if $(filter lean,$(TEST_KERNELS)),kernel) \
+
+# Bad TESTS or TEST_KERNELS fail here, before anything is built.
+settings:
+	@$(SCRIPTS)/check-settings.sh
+
+test: settings $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 	$(if $(filter debug,$(TEST_KERNELS)),kernel-debug) initramfs
 	@$(SCRIPTS)/run-tests.sh
 

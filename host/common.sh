@@ -131,3 +131,14 @@ series_hash() {
 		[ -z "$patches" ] || (cd "$PATCH_DIR" && echo "$patches" | xargs cat)
 	} | sha256sum | cut -c1-16
 }
+
+# check_test_names LIST WHERE: die unless every name in the comma-separated
+# LIST is a test of the suite (guest/tests/NAME.sh); WHERE says whose list.
+check_test_names() {
+	local t picked
+	IFS=, read -ra picked <<<"$1"
+	for t in "${picked[@]}"; do
+		[ -f "$REPO_DIR/guest/tests/$t.sh" ] ||
+			die "$2: no test '$t' (guest/tests/t-*.sh, without .sh)"
+	done
+}

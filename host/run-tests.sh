@@ -14,11 +14,7 @@ set -euo pipefail
 
 # TESTS=t-30-simple-switch,t-60-minix runs only those tests.
 if [ -n "${TESTS:-}" ]; then
-	IFS=, read -ra picked <<<"$TESTS"
-	for t in "${picked[@]}"; do
-		[ -f "$REPO_DIR/guest/tests/$t.sh" ] ||
-			die "TESTS: no test '$t' (guest/tests/t-*.sh, without .sh)"
-	done
+	check_test_names "$TESTS" TESTS
 	export GUEST_APPEND="${GUEST_APPEND:-} iomap.tests=$TESTS"
 fi
 

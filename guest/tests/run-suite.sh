@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest test suite driver: prints the plan (the test files it will run),
-# runs each tests/t-*.sh as "sh t-NN-name.sh" in a shell and session of its
-# own under a time limit, then checks the kernel log, and ends with the
+# runs each tests/t-*.sh as "sh t-NN-name.sh" in a shell and process group
+# of its own under a time limit, then checks the kernel log, and ends with the
 # closing line the host reads. The counts come from the PASS, FAIL and SKIP
 # lines the tests print, collected in one file.
 cd /tests || exit 1
@@ -31,7 +31,7 @@ record() {
 	"$@" | tee -a $RESULTS
 }
 
-# run_test NAME: run NAME.sh in a new session under its time limit, its
+# run_test NAME: run NAME.sh under setsid and its time limit, its
 # output to the console and into the results. A test killed at its limit,
 # or ending with a non-zero status, is one failure.
 run_test() {
@@ -40,14 +40,14 @@ run_test() {
 	echo "== $1 (time limit $limit s)"
 	start=$(date +%s)
 	{
-		# setsid first, so that the session (and process group) is
-		# the background job's own pid.
+		# setsid first, so that the process group is the background
+		# job's own pid.
 		setsid timeout -s KILL "$limit" sh "$1.sh" 2>&1 &
 		pid=$!
 		wait $pid
 		status=$?
 		# A test killed at its limit leaves its background jobs
-		# behind, holding the pipe to tee: end its whole session.
+		# behind, holding the pipe to tee: end its whole group.
 		[ $status = 137 ] && kill -KILL -- -$pid 2>/dev/null
 		echo $status >$STATUS
 	} | tee -a $RESULTS
