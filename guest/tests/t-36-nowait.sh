@@ -56,17 +56,19 @@ nw_mkfs_fill() {
 		check "$1 nowait fill" dio-check fill $f 0 65536 $SEED
 }
 
+# nw_config ATTR=VALUE...: set each configfs attribute of the null_blk.
+nw_config() {
+	for setting; do
+		echo "${setting#*=}" >"$NULLB_CFG/${setting%%=*}"
+	done
+}
+
 nw_main() {
-	# mkfs.xfs wants at least 300 MiB.
-	echo 320 >$NULLB_CFG/size
-	echo 1 >$NULLB_CFG/memory_backed
-	echo 4096 >$NULLB_CFG/blocksize
-	echo 1 >$NULLB_CFG/submit_queues
-	# Tags to spare while "the tag is free": ext4's journal may write
-	# at any time, and a NOWAIT read that finds its only tag taken by
-	# that fails with EAGAIN, as it should.
-	echo 64 >$NULLB_CFG/hw_queue_depth
-	echo 0 >$NULLB_CFG/irqmode
+	# mkfs.xfs wants at least 300 MiB.  Tags to spare while "the tag is
+	# free": ext4's journal may write at any time, and a NOWAIT read that
+	# finds its only tag taken by that fails with EAGAIN, as it should.
+	nw_config size=320 memory_backed=1 blocksize=4096 submit_queues=1 \
+		hw_queue_depth=64 irqmode=0
 	nw_power_on
 
 	# ext4 last: the slow part below reads its file.
@@ -86,9 +88,7 @@ nw_main() {
 
 	# The same device, now slow and with one tag: every request holds
 	# it for a second.
-	echo 1 >$NULLB_CFG/hw_queue_depth
-	echo 2 >$NULLB_CFG/irqmode
-	echo 1000000000 >$NULLB_CFG/completion_nsec
+	nw_config hw_queue_depth=1 irqmode=2 completion_nsec=1000000000
 	nw_power_on
 	mnt=/mnt/nowait
 	if mount -t ext4 "$nw_dev" $mnt; then
@@ -117,15 +117,11 @@ nw_main() {
 # nw_split: RWF_NOWAIT reads that the block layer must split succeed, on
 # the simple path and the normal path, with sync and io_uring reads.
 nw_split() {
-	echo 320 >$NULLB_CFG/size
-	echo 1 >$NULLB_CFG/memory_backed
 	# 512-byte blocks: memory-backed null_blk only finds data that a
 	# request starting at the same block offset wrote, and a read into a
 	# buffer that is not page aligned starts segments mid-page.
-	echo 512 >$NULLB_CFG/blocksize
-	echo 8 >$NULLB_CFG/max_sectors
-	echo 1 >$NULLB_CFG/virt_boundary
-	echo 0 >$NULLB_CFG/irqmode
+	nw_config size=320 memory_backed=1 blocksize=512 max_sectors=8 \
+		virt_boundary=1 irqmode=0
 	nw_power_on
 	for fs in ext4 xfs; do
 		nw_mkfs_fill $fs || continue

@@ -81,10 +81,9 @@ exfat_dsync_flushes() {
 # cases valid_size makes particular to exfat.  The block valid_size falls
 # into reads zero past it every way although it holds stale data on disk,
 # also after a truncate down into a block; partial writes into it leave
-# zeros after them.  A write larger
-# than the free space writes what fits.  An O_DSYNC direct write flushes
-# the disk cache once.  A direct read into a shared mapping of the same
-# file beyond valid_size completes.
+# zeros after them.  A write larger than the free space writes what fits.
+# An O_DSYNC direct write flushes the disk cache once.  A direct read into
+# a shared mapping of the same file beyond valid_size completes.
 exfat_volume_checks() {
 	mnt=$FS_MNT
 	zt=$mnt/zero-tail

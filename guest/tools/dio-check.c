@@ -225,6 +225,15 @@ static void read_libaio_batch(int fd, unsigned char **bufs, size_t len,
 	io_destroy(ctx);
 }
 
+/* A ring of four entries for the io_uring engines; fails the run if none. */
+static void init_ring(struct io_uring *ring, unsigned int flags)
+{
+	int ret = io_uring_queue_init(4, ring, flags);
+
+	if (ret)
+		fail("io_uring_queue_init: %s", strerror(-ret));
+}
+
 static ssize_t read_uring(struct io_uring *ring, const char *engine, int fd,
 			  void *buf, size_t len, uint64_t off)
 {
@@ -434,10 +443,9 @@ static int do_read(const char *path, uint64_t off, size_t len,
 		unsigned int flags = strcmp(engine, "io_uring_poll") ? 0 :
 				     IORING_SETUP_IOPOLL;
 		struct iovec fixed = { bufs[0], len + ALIGN };
-		int ret = io_uring_queue_init(4, &ring, flags);
+		int ret;
 
-		if (ret)
-			fail("io_uring_queue_init: %s", strerror(-ret));
+		init_ring(&ring, flags);
 		if (!strcmp(engine, "io_uring_fixed") &&
 		    (ret = io_uring_register_buffers(&ring, &fixed, 1)))
 			fail("io_uring_register_buffers: %s", strerror(-ret));
@@ -699,10 +707,8 @@ static int do_mmap_dio(const char *path, uint64_t src, size_t len,
 		got = read_libaio(dfd, p, len, src);
 	else if (!strcmp(engine, "io_uring")) {
 		struct io_uring ring;
-		int ret = io_uring_queue_init(4, &ring, 0);
 
-		if (ret)
-			fail("io_uring_queue_init: %s", strerror(-ret));
+		init_ring(&ring, 0);
 		got = read_uring(&ring, engine, dfd, p, len, src);
 		io_uring_queue_exit(&ring);
 	} else
