@@ -55,13 +55,16 @@ require_simple_read() {
 }
 
 # check NAME COMMAND...: run the command; pass when it exits 0, otherwise
-# fail with the command's own words as the reason.
+# fail with the command's own words as the reason, or its exit status when
+# it said nothing.
 check() {
 	name=$1
 	shift
 	if out=$("$@" 2>&1); then
 		pass "$name"
 	else
+		rc=$?
+		[ -n "$out" ] || out="exit status $rc"
 		fail "$name" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
 	fi
 }
