@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Boot each test kernel, run the guest test suite on it and report: the
-# failing tests, one "KERNEL: N passed, N failed" line per kernel, then the
+# failed checks, one "KERNEL: N passed, N failed" line per kernel, then the
 # closing line "N passed, N failed" over all of them. Exits non-zero when
 # any test failed or a guest did not finish.
 #
@@ -38,11 +38,21 @@ for kernel in ${TEST_KERNELS:-debug}; do
 	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 |
 		tr -d '\r' || true)
 	if [ "$booted" -ne 0 ] || [ -z "$summary" ]; then
-		# Count what the guest printed before it stopped, and the stop.
-		summary="$(grep -ac '^PASS ' "$log" || true) passed, $(($(grep -ac '^FAIL ' "$log" || true) + 1)) failed"
+		# Count the checks the guest reported before it stopped (the
+		# tests' KTAP result lines, one level in), and the stop.
+		summary=$(tr -d '\r' <"$log" | awk '
+			/^  (not )?ok [0-9]+ [^#]*# SKIP/ { next }
+			/^  ok [0-9]+/ { p++ }
+			/^  not ok [0-9]+/ { f++ }
+			END { printf "%d passed, %d failed", p, f + 1 }')
 		echo "FAIL $kernel kernel: the guest did not finish the suite" >&2
 	fi
-	grep -a '^FAIL ' "$log" | tr -d '\r' | sed "s/^/[$kernel] /" >&2 || true
+	# The failed checks, each after its test's name, and the failed test
+	# files and kernel log check.
+	tr -d '\r' <"$log" | awk -v kernel="$kernel" '
+		/^  # Subtest: / { test = $3 }
+		/^  not ok [0-9]+ / { print "[" kernel "] " test ": " substr($0, 3) }
+		/^not ok [0-9]+ / { print "[" kernel "] " $0 }' >&2
 	echo "$kernel: $summary ($(($(date +%s) - start)) s; console log: $log)" >&2
 	passed=$((passed + ${summary%% passed*}))
 	n=${summary##*, }

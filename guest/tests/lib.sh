@@ -3,29 +3,63 @@
 # filesystem setup and simple-path hit counting. Sourced by run-suite.sh
 # and every tests/t-*.sh, each of which runs in a shell of its own.
 #
-# A test reports by printing lines, which run-suite.sh counts: "PASS name",
-# "FAIL name: reason", and "SKIP name: reason" for what cannot run here.
+# A test reports in KTAP (Documentation/dev-tools/ktap.rst in the kernel
+# tree), which run-suite.sh nests in its own: a header, then one result
+# line a check, "ok N name", "not ok N name # reason", and
+# "ok N name # SKIP reason" for what cannot run here. Other output is
+# diagnostics, best as lines starting with "#". The header has no plan
+# ("1..N"), which ktap.rst allows: how many checks a test makes depends on
+# the kernel and the guest (filesystems, variants, tools, features).
 
 # The test's name, for the lines it prints about itself.
 TEST_NAME=$(basename "$0" .sh)
 
-pass() {
-	echo "PASS $1"
+# The number of the test's last result line.
+RESULT_NUMBER=0
+
+# result ok|"not ok" NAME [DIRECTIVE]: print the test's next result line;
+# DIRECTIVE is "SKIP reason" or, for a failure, the reason.
+result() {
+	RESULT_NUMBER=$((RESULT_NUMBER + 1))
+	echo "$1 $RESULT_NUMBER $2${3:+ # $3}"
 }
 
+pass() {
+	result ok "$1"
+}
+
+# fail NAME REASON: REASON goes on the result line, so it is made one line
+# without blanks at its ends (a line ending in "#" is no KTAP result line).
 fail() {
-	echo "FAIL $1: $2"
+	result "not ok" "$1" "$(printf '%s' "$2" | tr '\n' ' ' |
+		sed 's/^ *//; s/ *$//')"
 }
 
 skip() {
-	echo "SKIP $1: $2"
+	result ok "$1" "SKIP $2"
 }
 
-# skip_test REASON: the whole test cannot run here: say why and stop.
+# skip_test REASON: the rest of the test cannot run here: report the checks
+# it leaves out as one skipped result, with REASON, and stop.
 skip_test() {
-	skip "$TEST_NAME" "$1"
+	if [ $RESULT_NUMBER = 0 ]; then
+		skip "every check of $TEST_NAME" "$1"
+	else
+		skip "the remaining checks of $TEST_NAME" "$1"
+	fi
 	exit 0
 }
+
+# A test's output starts with its KTAP header (run-suite.sh and soak.sh,
+# which source this file too, are not tests). Without a plan, a parser
+# finds where the test's results end by its name, which the "# Subtest:"
+# line gives and run-suite.sh's result line for the test repeats.
+case $TEST_NAME in
+t-*)
+	echo "KTAP version 1"
+	echo "# Subtest: $TEST_NAME"
+	;;
+esac
 
 # require_fs NAME: load tests/fs/NAME.sh, and skip the test unless the
 # kernel has that filesystem and the guest its tools.
@@ -65,7 +99,7 @@ check() {
 	else
 		rc=$?
 		[ -n "$out" ] || out="exit status $rc"
-		fail "$name" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
+		fail "$name" "$(echo "$out" | tail -n 3)"
 	fi
 }
 
@@ -142,8 +176,8 @@ fs_unusable() {
 }
 
 # fs_open NAME: load tests/fs/NAME.sh and make its device; says why (a
-# SKIP or a FAIL line, and in $why when it is unusable) and returns 1 when
-# the filesystem cannot be tested.
+# skipped or a failed result, and in $why when it is unusable) and returns 1
+# when the filesystem cannot be tested.
 fs_open() {
 	fs_load "$1"
 	why=$(fs_unusable)

@@ -1,16 +1,21 @@
 #!/bin/sh
-# Guest test suite driver: prints the plan (the test files it will run),
-# runs each tests/t-*.sh as "sh t-NN-name.sh" in a shell and process group
-# of its own under a time limit, then checks the kernel log, and ends with the
-# closing line the host reads. The counts come from the PASS, FAIL and SKIP
-# lines the tests print, collected in one file.
+# Guest test suite driver: runs each tests/t-*.sh as "sh t-NN-name.sh" in a
+# shell and process group of its own under a time limit, then checks the
+# kernel log. It reports in KTAP, nesting the tests' own KTAP as kselftest's
+# runner does: its header and plan (one result per test file, and one for
+# the kernel log), then for each test file its output indented two spaces,
+# as ktap.rst has subtests, and "ok I t-NN-name" or "not ok I t-NN-name".
+# It ends with the number of skipped checks and the closing line the host
+# reads, "N passed, N failed", which count checks (the tests' result lines
+# and the kernel log's), not files.
 cd /tests || exit 1
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
 
 # A test's time limit in seconds: its "# time-limit: N" line, else this.
 DEFAULT_LIMIT=600
-RESULTS=/tmp/suite-results
+# The running test's output, as it printed it, and its exit status.
+TEST_OUTPUT=/tmp/suite-test-output
 STATUS=/tmp/suite-test-status
 
 # IOMAP_TESTS (from iomap.tests= on the kernel command line): a comma
@@ -23,21 +28,41 @@ for t in t-*.sh; do
 	esac
 done
 # shellcheck disable=SC2086 # count the words
-echo "plan:$plan ($(set -- $plan && echo $#) files)"
+files=$(set -- $plan && echo $#)
 
-# record COMMAND...: run a reporting command (pass, fail) of the driver's
-# own, its line going to the console and into the results.
-record() {
-	"$@" | tee -a $RESULTS
+# The suite's counts of checks.
+passed=0 failed=0 skipped=0
+
+# indent: copy standard input to standard output, each line indented one
+# level of KTAP nesting, as it comes (the console shows a test as it runs).
+indent() {
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '  %s\n' "$line"
+	done
 }
 
-# run_test NAME: run NAME.sh under setsid and its time limit, its
-# output to the console and into the results. A test killed at its limit,
-# or ending with a non-zero status, is one failure.
+# nested LINE: a line of the running test's output that the driver adds,
+# when the test cannot say it itself (it died, was killed or made no check).
+nested() {
+	printf '%s\n' "$1" | tee -a $TEST_OUTPUT | indent
+}
+
+# count_results FILE: the passed, failed and skipped results among FILE's
+# KTAP result lines at its own level (deeper ones are indented).
+count_results() {
+	awk '/^(not )?ok [0-9]+ [^#]*# SKIP/ { s++; next }
+		/^ok [0-9]+/ { p++ }
+		/^not ok [0-9]+/ { f++ }
+		END { print p + 0, f + 0, s + 0 }' "$1"
+}
+
+# run_test NAME NUMBER: run NAME.sh under setsid and its time limit, its
+# output on the console as subtest NUMBER of the suite. A test killed at its
+# limit, or ending with a non-zero status, has one more check, failed.
 run_test() {
 	limit=$(sed -n 's/^# time-limit: \([0-9]*\)$/\1/p' "$1.sh")
 	limit=${limit:-$DEFAULT_LIMIT}
-	echo "== $1 (time limit $limit s)"
+	echo "# $1: time limit $limit s"
 	start=$(date +%s)
 	{
 		# setsid first, so that the process group is the background
@@ -50,28 +75,62 @@ run_test() {
 		# behind, holding the pipe to tee: end its whole group.
 		[ $status = 137 ] && kill -KILL -- -$pid 2>/dev/null
 		echo $status >$STATUS
-	} | tee -a $RESULTS
+	} | tee $TEST_OUTPUT | indent
 	status=$(cat $STATUS)
+	# A test that died before its header still gets its own subtest.
+	if ! grep -q '^KTAP version ' $TEST_OUTPUT; then
+		nested "KTAP version 1"
+		nested "# Subtest: $1"
+	fi
+	read -r test_passed test_failed test_skipped <<-EOF
+		$(count_results $TEST_OUTPUT)
+	EOF
+	next=$((test_passed + test_failed + test_skipped + 1))
 	if [ "$status" = 137 ] && [ $(($(date +%s) - start)) -ge "$limit" ]; then
-		record fail "$1" "killed at its time limit of $limit s"
+		nested "not ok $next $1 ends within its time limit # TIMEOUT $limit seconds"
 	elif [ "$status" != 0 ]; then
-		record fail "$1" "exited with status $status"
+		nested "not ok $next $1 exits with status 0 # exited with status $status"
+	elif [ $next = 1 ]; then
+		nested "not ok $next $1 reports a check # it reported none"
+	fi
+	read -r test_passed test_failed test_skipped <<-EOF
+		$(count_results $TEST_OUTPUT)
+	EOF
+	passed=$((passed + test_passed))
+	failed=$((failed + test_failed))
+	skipped=$((skipped + test_skipped))
+	# As ktap.rst has it, a test fails when any of its checks fails, and
+	# is skipped when all of them are.
+	if [ "$test_failed" != 0 ]; then
+		echo "not ok $2 $1"
+	elif [ "$test_passed" = 0 ]; then
+		echo "ok $2 $1 # SKIP"
+	else
+		echo "ok $2 $1"
 	fi
 }
 
-: >$RESULTS
+echo "KTAP version 1"
+echo "1..$((files + 1))"
+echo "# $files test files:$plan, then the kernel log"
+number=0
 for name in $plan; do
-	run_test "$name"
+	number=$((number + 1))
+	run_test "$name" $number
 done
 
 # Any warning, oops, lockdep, KASAN or debug-objects report during the run
 # is a failure.
 splats=$(kernel_reports | head -n 5)
+check="kernel log: no warnings, oopses or lockdep reports"
 if [ -z "$splats" ]; then
-	record pass "dmesg: no warnings, oopses or lockdep reports"
+	echo "ok $((files + 1)) $check"
+	passed=$((passed + 1))
 else
-	record fail "dmesg: no warnings, oopses or lockdep reports" "$splats"
+	echo "$splats" | sed 's/^/# /'
+	echo "not ok $((files + 1)) $check # $(echo "$splats" | head -n 1)"
+	failed=$((failed + 1))
 fi
 
-echo "$(grep -c '^SKIP ' $RESULTS) skipped"
-echo "$(grep -c '^PASS ' $RESULTS) passed, $(grep -c '^FAIL ' $RESULTS) failed"
+echo "$skipped skipped"
+echo "$passed passed, $failed failed"
