@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Boot each test kernel, run the guest test suite on it and report: the
-# failed checks, one "KERNEL: N passed, N failed" line per kernel, then the
-# closing line "N passed, N failed" over all of them. Exits non-zero when
-# any test failed or a guest did not finish.
+# failed checks, one "KERNEL: N passed, N failed, N skipped" line per
+# kernel, then the closing line "N passed, N failed, N skipped" over all of
+# them, counting checks. Exits non-zero when any check failed or a guest did
+# not finish.
 #
 # TEST_KERNELS picks the kernels (default "debug"): lean is the
 # guest.config kernel the bench also boots (KERNEL_IMAGE overrides it),
@@ -18,7 +19,7 @@ if [ -n "${TESTS:-}" ]; then
 	export GUEST_APPEND="${GUEST_APPEND:-} iomap.tests=$TESTS"
 fi
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 for kernel in ${TEST_KERNELS:-debug}; do
 	case "$kernel" in
 	lean) image=$KERNEL_IMAGE name=test timeout=$BOOT_TIMEOUT ;;
@@ -35,16 +36,17 @@ for kernel in ${TEST_KERNELS:-debug}; do
 	booted=0
 	KERNEL_IMAGE=$image BOOT_TIMEOUT=$timeout \
 		"$REPO_DIR/host/boot.sh" test "$name" >/dev/null || booted=$?
-	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 |
-		tr -d '\r' || true)
+	summary=$(tr -d '\r' <"$log" |
+		grep -aE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' |
+		tail -n 1 || true)
 	if [ "$booted" -ne 0 ] || [ -z "$summary" ]; then
 		# Count the checks the guest reported before it stopped (the
 		# tests' KTAP result lines, one level in), and the stop.
 		summary=$(tr -d '\r' <"$log" | awk '
-			/^  (not )?ok [0-9]+ [^#]*# SKIP/ { next }
+			/^  (not )?ok [0-9]+ [^#]*# SKIP/ { s++; next }
 			/^  ok [0-9]+/ { p++ }
 			/^  not ok [0-9]+/ { f++ }
-			END { printf "%d passed, %d failed", p, f + 1 }')
+			END { printf "%d passed, %d failed, %d skipped", p, f + 1, s }')
 		echo "FAIL $kernel kernel: the guest did not finish the suite" >&2
 	fi
 	# The failed checks, each after its test's name, and the failed test
@@ -54,9 +56,10 @@ for kernel in ${TEST_KERNELS:-debug}; do
 		/^  not ok [0-9]+ / { print "[" kernel "] " test ": " substr($0, 3) }
 		/^not ok [0-9]+ / { print "[" kernel "] " $0 }' >&2
 	echo "$kernel: $summary ($(($(date +%s) - start)) s; console log: $log)" >&2
-	passed=$((passed + ${summary%% passed*}))
-	n=${summary##*, }
-	failed=$((failed + ${n%% failed*}))
+	[[ $summary =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]
+	passed=$((passed + BASH_REMATCH[1]))
+	failed=$((failed + BASH_REMATCH[2]))
+	skipped=$((skipped + BASH_REMATCH[3]))
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
