@@ -21,7 +21,7 @@
 #   BSS         "4k 512 8k 16k" (quick: 4k)    4k         read sizes
 #   ROUNDS      3 runs per setting and cell    3 (quick: 2)
 #               (the median of 3 outvotes a run whose window caught
-#               a queue's worth of reads more or fewer: results/README.md)
+#               a queue's worth of reads more or fewer: results/METHOD.md)
 #   RUNTIME     guest time measured per run: 500ms (fio's form: 1s, 300ms),
 #               realtime: whole seconds (2)
 #   RAMP        guest time before it: 50ms     whole seconds (1)
@@ -239,7 +239,7 @@ export GUEST_APPEND="${GUEST_APPEND:-} ${nullb_params[*]/#/null_blk.}"
 # start-up and exit; a target adds about 30 s (test file, the path check,
 # the profiles). Under icount a guest second costs about host_per_guest_s
 # host seconds and fio's start and exit about fio_start (measured here:
-# results/README.md). The timeout is twice that and 15 min, so that only
+# results/METHOD.md, "Timings here"). The timeout is twice that and 15 min, so that only
 # a hung guest reaches it.
 targets=$(($(wc -w <<<"$DEVICES") * $(wc -w <<<"$TARGETS")))
 cells=0

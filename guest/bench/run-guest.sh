@@ -414,7 +414,7 @@ qds() {
 # a read of several pages always gets a bio_vec per page. In buffers of
 # fio's own, pages that happened to be contiguous were merged, and a run
 # of 16 KiB reads cost up to 110 instructions per read less than another
-# (results/README.md). Room for the deepest queue of the largest reads.
+# (results/METHOD.md, "The buffers"). Room for the deepest queue of the largest reads.
 FIO_BUFFER=/tmp/fio-buffer
 max_bs=0
 for bs in $BSS; do

@@ -11,7 +11,7 @@
  * page allocator's state when fio faults them in: a run whose pages
  * happen to be contiguous merges them, and its O_DIRECT reads of more
  * than a page cost some 30 instructions less per merge, in every read of
- * the run (results/README.md).
+ * the run (results/METHOD.md, "The buffers").
  *
  * The pages are allocated alternately with those of a spacer file, then
  * checked through /proc/self/pagemap (root only); a page whose frame still

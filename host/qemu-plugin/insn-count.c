@@ -9,8 +9,8 @@
  * markers, instruction by instruction: unlike sampling, nothing is
  * attributed to the wrong instruction.  Under -icount guest time advances
  * by these instructions and also over idle periods, so a bench cell's
- * guest time per read can exceed the count (results/README.md, "Two ladder
- * steps under the exact profiler").
+ * guest time per read can exceed the count (results/METHOD.md, "Exact
+ * instruction profiles").
  *
  *   qemu-system-x86_64 ... -plugin insn-count.so,mark=0xADDR,out=DIR
  *

@@ -53,7 +53,7 @@ TOP_SYMBOLS = 30
 # interrupts are off is taken after the `sti` that ends that stretch, one
 # instruction later (the sti shadow), so these symbols collect the samples
 # of code that ran before them with interrupts off (checked against the
-# guest's vmlinux: results/README.md, "Profiles").
+# guest's vmlinux: results/METHOD.md, "Sampled profiles").
 IRQS_OFF_SINKS = {
     "errno_to_blk_status": "null_blk's data copy and page lookup under "
     "spin_lock_irq(&nullb->lock): null_process_cmd's `sti; call "
@@ -606,7 +606,7 @@ def icount_summary(results, share, conf, meta, rows):
           "What it does not see: cache misses, branch mispredictions, the "
           "real cost of atomics and of indirect calls (an instruction is "
           "an instruction). null_blk's copy of the data is guest "
-          "instructions too, in raw and fs alike (results/README.md).", "",
+          "instructions too, in raw and fs alike (results/METHOD.md).", "",
           "## Instructions per I/O", "", *tables,
           "![instructions per I/O](plots/instr-per-io.png)", "",
           *profile_section(results, share, conf, meta, cells),
