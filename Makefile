@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 SCRIPTS := host
 
-.PHONY: all deps tree kernel kernel-debug initramfs settings test bench \
+.PHONY: all deps tree kernel kernel-debug initramfs settings bench-settings test bench \
 	ladder check stack-check bisect-check am-check export bench-seq soak \
 	shell clean
 
@@ -32,13 +32,16 @@ export TEST_KERNELS
 
 # Bad TESTS or TEST_KERNELS fail here, before anything is built.
 settings:
-	@$(SCRIPTS)/check-settings.sh
+	@$(SCRIPTS)/check-settings.sh test
+
+bench-settings:
+	@$(SCRIPTS)/check-settings.sh bench
 
 test: settings $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 	$(if $(filter debug,$(TEST_KERNELS)),kernel-debug) initramfs
 	@$(SCRIPTS)/run-tests.sh
 
-bench: kernel initramfs
+bench: bench-settings kernel initramfs
 	@$(SCRIPTS)/run-bench.sh
 
 # Sequential buffered throughput (exfat): SEQ_KERNELS="stock=... series=...".
@@ -50,7 +53,7 @@ soak: kernel kernel-debug initramfs
 	@$(SCRIPTS)/run-soak.sh
 
 # Builds its own trees (host/ladder.sh), so only the initramfs first.
-ladder: initramfs
+ladder: bench-settings initramfs
 	@$(SCRIPTS)/ladder.sh
 
 check: tree

@@ -25,7 +25,7 @@
 #   NAME        results/<date>-NAME (ladder); each step in step-LABEL/
 #               (LABEL: the step with / as -), which must not exist yet
 #               (steps can be added later; the file steps lists them)
-#   the bench's settings (host/run-bench.sh), with its defaults except
+#   the bench's settings (host/bench-settings.sh), with its defaults except
 #   these, a subset that keeps a step's bench short: ENGINES "psync
 #   io_uring io_uring_poll", QDS 64 (psync runs at QD 1), BSS 4k,
 #   PROFILE_ROUNDS 1.
