@@ -232,6 +232,8 @@ struct instance {
 	size_t buf_align;
 	bool dio_align_known;		/* statx: misaligned I/O fails */
 	bool dio_ok;
+	/* An O_DIRECT transfer has worked: EINVAL is a failure from then on */
+	bool dio_worked;
 	bool ring_ok;
 	bool copy_unsupported;
 	/* A copy has worked: EINVAL is a failure from then on */
@@ -782,6 +784,30 @@ static bool op_reopen(struct instance *in, bool remounting)
 	return !remounting || (check_file(in, 0) && check_file(in, 1));
 }
 
+/*
+ * EINVAL for a valid O_DIRECT transfer before any worked: the filesystem
+ * accepts O_DIRECT at open but has no direct I/O (stock minix), so O_DIRECT
+ * cannot work on it at all.  Turns O_DIRECT off, as open_direct() does when
+ * open itself fails, and says whether it did.
+ */
+static bool direct_io_missing(struct instance *in, const char *what)
+{
+	int i;
+
+	if (errno != EINVAL || in->dio_worked)
+		return false;
+	note(in, "%s: EINVAL before any O_DIRECT transfer worked: dread, "
+	     "dwrite, badio and O_DIRECT uread disabled", what);
+	for (i = 0; i < 2; i++) {
+		close(in->files[i].dfd);
+		in->files[i].dfd = -1;
+	}
+	in->dio_ok = false;
+	in->weights[OP_DREAD] = in->weights[OP_DWRITE] = 0;
+	in->weights[OP_BADIO] = 0;
+	return true;
+}
+
 static bool op_uread(struct instance *in, const struct op *op)
 {
 	struct file_state *f = &in->files[op->file];
@@ -810,6 +836,11 @@ static bool op_uread(struct instance *in, const struct op *op)
 	if (ret < 0) {
 		errno = -ret;
 		ret = -1;
+	}
+	if (op->flag) {
+		if (ret < 0 && direct_io_missing(in, "O_DIRECT io_uring read"))
+			return true;
+		in->dio_worked |= ret > 0;
 	}
 	return verify_read(in, op->file, op->off, op->len, buf, ret,
 			   "io_uring read");
@@ -1057,6 +1088,11 @@ static bool execute(struct instance *in, const struct op *op)
 	case OP_DREAD:
 		ret = RETRY_EINTR(pread(op->kind == OP_READ ? f->fd : f->dfd,
 					buf, op->len, op->off));
+		if (op->kind == OP_DREAD) {
+			if (ret < 0 && direct_io_missing(in, "O_DIRECT pread"))
+				return true;
+			in->dio_worked |= ret > 0;
+		}
 		return verify_read(in, op->file, op->off, op->len, buf, ret,
 				   op->kind == OP_READ ? "pread" :
 				   "O_DIRECT pread");
@@ -1065,6 +1101,11 @@ static bool execute(struct instance *in, const struct op *op)
 		fill_pattern(buf, op->tag, op->off, op->len);
 		ret = RETRY_EINTR(pwrite(op->kind == OP_WRITE ? f->fd : f->dfd,
 					 buf, op->len, op->off));
+		if (op->kind == OP_DWRITE) {
+			if (ret < 0 && direct_io_missing(in, "O_DIRECT pwrite"))
+				return true;
+			in->dio_worked |= ret > 0;
+		}
 		return finish_write(in, op->file, op->off, op->len, op->tag,
 				    ret, op->kind == OP_WRITE ? "pwrite" :
 				    "O_DIRECT pwrite");
