@@ -88,14 +88,14 @@ run_test() {
 	next=$((test_passed + test_failed + test_skipped + 1))
 	if [ "$status" = 137 ] && [ $(($(date +%s) - start)) -ge "$limit" ]; then
 		nested "not ok $next $1 ends within its time limit # TIMEOUT $limit seconds"
+		test_failed=$((test_failed + 1))
 	elif [ "$status" != 0 ]; then
 		nested "not ok $next $1 exits with status 0 # exited with status $status"
+		test_failed=$((test_failed + 1))
 	elif [ $next = 1 ]; then
 		nested "not ok $next $1 reports a check # it reported none"
+		test_failed=$((test_failed + 1))
 	fi
-	read -r test_passed test_failed test_skipped <<-EOF
-		$(count_results $TEST_OUTPUT)
-	EOF
 	passed=$((passed + test_passed))
 	failed=$((failed + test_failed))
 	skipped=$((skipped + test_skipped))

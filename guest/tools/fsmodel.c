@@ -785,16 +785,20 @@ static bool op_reopen(struct instance *in, bool remounting)
 }
 
 /*
- * EINVAL for a valid O_DIRECT transfer before any worked: the filesystem
- * accepts O_DIRECT at open but has no direct I/O (stock minix), so O_DIRECT
- * cannot work on it at all.  Turns O_DIRECT off, as open_direct() does when
- * open itself fails, and says whether it did.
+ * Called with the result @ret of a valid O_DIRECT transfer.  EINVAL before
+ * any such transfer worked: the filesystem accepts O_DIRECT at open but has
+ * no direct I/O (stock minix), so O_DIRECT cannot work on it at all.  Turns
+ * O_DIRECT off, as open_direct() does when open itself fails, and says
+ * whether it did.
  */
-static bool direct_io_missing(struct instance *in, const char *what)
+static bool direct_io_missing(struct instance *in, ssize_t ret,
+			      const char *what)
 {
 	int i;
 
-	if (errno != EINVAL || in->dio_worked)
+	if (ret > 0)
+		in->dio_worked = true;
+	if (ret >= 0 || errno != EINVAL || in->dio_worked)
 		return false;
 	note(in, "%s: EINVAL before any O_DIRECT transfer worked: dread, "
 	     "dwrite, badio and O_DIRECT uread disabled", what);
@@ -837,11 +841,8 @@ static bool op_uread(struct instance *in, const struct op *op)
 		errno = -ret;
 		ret = -1;
 	}
-	if (op->flag) {
-		if (ret < 0 && direct_io_missing(in, "O_DIRECT io_uring read"))
-			return true;
-		in->dio_worked |= ret > 0;
-	}
+	if (op->flag && direct_io_missing(in, ret, "O_DIRECT io_uring read"))
+		return true;
 	return verify_read(in, op->file, op->off, op->len, buf, ret,
 			   "io_uring read");
 }
@@ -1088,11 +1089,9 @@ static bool execute(struct instance *in, const struct op *op)
 	case OP_DREAD:
 		ret = RETRY_EINTR(pread(op->kind == OP_READ ? f->fd : f->dfd,
 					buf, op->len, op->off));
-		if (op->kind == OP_DREAD) {
-			if (ret < 0 && direct_io_missing(in, "O_DIRECT pread"))
-				return true;
-			in->dio_worked |= ret > 0;
-		}
+		if (op->kind == OP_DREAD &&
+		    direct_io_missing(in, ret, "O_DIRECT pread"))
+			return true;
 		return verify_read(in, op->file, op->off, op->len, buf, ret,
 				   op->kind == OP_READ ? "pread" :
 				   "O_DIRECT pread");
@@ -1101,11 +1100,9 @@ static bool execute(struct instance *in, const struct op *op)
 		fill_pattern(buf, op->tag, op->off, op->len);
 		ret = RETRY_EINTR(pwrite(op->kind == OP_WRITE ? f->fd : f->dfd,
 					 buf, op->len, op->off));
-		if (op->kind == OP_DWRITE) {
-			if (ret < 0 && direct_io_missing(in, "O_DIRECT pwrite"))
-				return true;
-			in->dio_worked |= ret > 0;
-		}
+		if (op->kind == OP_DWRITE &&
+		    direct_io_missing(in, ret, "O_DIRECT pwrite"))
+			return true;
 		return finish_write(in, op->file, op->off, op->len, op->tag,
 				    ret, op->kind == OP_WRITE ? "pwrite" :
 				    "O_DIRECT pwrite");
