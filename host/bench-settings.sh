@@ -25,6 +25,11 @@
 #               realtime: whole seconds (2)
 #   RAMP        guest time before it: 50ms     whole seconds (1)
 #   SIZE_MB     test file size: 256            1024 (quick: 256)
+#   LAYOUT      the ext4 and XFS test file's extents: fresh (default),
+#               one write of the whole file into an empty filesystem; 4k,
+#               64k or 1m: every extent that long, made by mkfrag
+#               (guest/tools/mkfrag.c) on a filesystem of 2 x SIZE_MB +
+#               64 MiB (300 at least); raw ignores it
 #   PIN         vCPU fio and uring-peak run on, or "none" (0)
 #   PEAK        1: the uring-peak runs         0                1
 #   PROFILE_ENGINE  the engine profiled, at its deepest QD of the sweep
@@ -87,6 +92,7 @@ realtime)
 *) die "CLOCK must be icount or realtime, not '$CLOCK'" ;;
 esac
 TARGETS=${TARGETS:-ext4 xfs raw}
+LAYOUT=${LAYOUT:-fresh}
 PIN=${PIN:-0}
 NAME=${NAME:-$mode}
 GUEST_CPUS=${GUEST_CPUS:-2}
@@ -179,6 +185,8 @@ check_int INSN_IOS "$INSN_IOS" 1000
 [ "$CLOCK" = realtime ] || check_int PROFILE_PERIOD "$PROFILE_PERIOD" 1000
 [[ $PEAK =~ ^[01]$ ]] || die "PEAK must be 0 or 1, not '$PEAK'"
 check_int SIZE_MB "$SIZE_MB" 16
+check_words LAYOUT "$LAYOUT" fresh 4k 64k 1m
+[ "$(wc -w <<<"$LAYOUT")" -eq 1 ] || die "LAYOUT: one layout, not '$LAYOUT'"
 if [ "$PROFILE_ROUNDS" -gt 0 ] && { [[ " $BSS " != *" $PROFILE_BS "* ]] ||
 	[ "$(bytes "$PROFILE_BS")" -lt 4096 ]; }; then
 	die "PROFILE_BS=$PROFILE_BS: not one of BSS of at least 4k"

@@ -31,9 +31,13 @@ for qd in $QDS; do
 done
 
 # null_blk holds its data in guest memory, allocated as it is written: the
-# device holds one filesystem at a time, so twice the test file bounds it,
-# and the guest gets that on top of its usual memory.
-nullb_gb=$(((2 * SIZE_MB + 1023) / 1024))
+# device holds one filesystem at a time, which writes less than twice the
+# test file, or, for a LAYOUT other than fresh, all of its 2 x SIZE_MB +
+# 64 MiB (mkfrag fills it first), and the guest gets that on top of its
+# usual memory.
+written_mb=$((2 * SIZE_MB))
+[ "$LAYOUT" = fresh ] || written_mb=$((written_mb + 64))
+nullb_gb=$(((written_mb + 1023) / 1024))
 nullb_devs=1
 [ "$min_bs" -ge 4096 ] || nullb_devs=2
 export GUEST_MEM=${GUEST_MEM:-$((nullb_devs * nullb_gb + 3))G}
@@ -92,6 +96,7 @@ ROUNDS=$ROUNDS
 RUNTIME=$RUNTIME
 RAMP=$RAMP
 SIZE_MB=$SIZE_MB
+LAYOUT=$LAYOUT
 PIN=$PIN
 PEAK_QD=$max_qd
 PROFILE_ENGINE=$PROFILE_ENGINE

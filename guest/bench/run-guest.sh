@@ -34,7 +34,7 @@ MNT=/mnt/bench
 # Every setting comes from the host (host/run-bench.sh holds the defaults);
 # PROFILE_PERIOD is empty in realtime mode.
 share_open bench bench.conf DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS \
-	RUNTIME RAMP SIZE_MB PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
+	RUNTIME RAMP SIZE_MB LAYOUT PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
 	PROFILE_RUNTIME PEAK PROFILER INSN_IOS PROFILE_BS || exit 1
 mkdir -p $MNT $OUT/fio $OUT/stat $OUT/peak $OUT/perf
 # Without address-space randomisation fio's buffers sit at the same
@@ -100,10 +100,11 @@ order() {
 	if [ $(($1 % 2)) -eq 1 ]; then echo "0 1"; else echo "1 0"; fi
 }
 
-# bytes SIZE: a read size such as 4k or 512 in bytes.
+# bytes SIZE: a size such as 4k, 1m or 512 in bytes.
 bytes() {
 	case "$1" in
 	*k) echo $((${1%k} * 1024)) ;;
+	*m) echo $((${1%m} * 1048576)) ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -158,26 +159,63 @@ run_fio() {
 	fi
 }
 
-# prepare TARGET: a fresh filesystem with a preallocated, fully written
-# test file of SIZE_MB (or, raw, the device's first SIZE_MB written), once
-# per target and device; sets $file.
+# prepare TARGET: a fresh filesystem with a fully written test file of
+# SIZE_MB laid out as LAYOUT says (or, raw, the device's first SIZE_MB
+# written), once per target and device; sets $file.
 prepare() {
 	umount $MNT 2>/dev/null
+	# mkfrag writes all of the filesystem once: make it just large
+	# enough for the file, its spacer and their metadata (XFS wants 300
+	# MiB at least), not as large as the device.
+	fs_mb=
+	[ "$LAYOUT" = fresh ] || fs_mb=$((2 * SIZE_MB + 64))
+	[ -z "$fs_mb" ] || [ "$fs_mb" -ge 300 ] || fs_mb=300
 	case "$1" in
 	raw) file=$dev ;;
 	# Inode tables and journal initialised now: ext4lazyinit would
 	# otherwise write them in the background during the measurements.
-	ext4) mkfs.ext4 -q -F -b 4096 \
-		-E lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
-	xfs) mkfs.xfs -q -f -b size=4096 "$dev" ;;
+	ext4) mkfs.ext4 -q -F -b 4096 ${fs_mb:+-m 0} \
+		-E lazy_itable_init=0,lazy_journal_init=0 "$dev" \
+		${fs_mb:+"${fs_mb}M"} ;;
+	xfs) mkfs.xfs -q -f -b size=4096 ${fs_mb:+-d} \
+		${fs_mb:+"size=${fs_mb}m"} "$dev" ;;
 	esac || return 1
-	if [ "$1" != raw ]; then
-		mount -t "$1" -o noatime "$dev" $MNT || return 1
-		file=$MNT/testfile
+	if [ "$1" = raw ] || [ "$LAYOUT" = fresh ]; then
+		[ "$1" = raw ] || mount -t "$1" -o noatime "$dev" $MNT || return 1
+		[ "$1" = raw ] || file=$MNT/testfile
+		fio --name=fill --filename="$file" --rw=write --bs=1M \
+			--direct=1 --size="${SIZE_MB}M" --ioengine=libaio \
+			--iodepth=8 >/dev/null && sync
+		return
 	fi
-	fio --name=fill --filename="$file" --rw=write --bs=1M --direct=1 \
-		--size="${SIZE_MB}M" --ioengine=libaio --iodepth=8 >/dev/null &&
-		sync
+	mount -t "$1" -o noatime "$dev" $MNT || return 1
+	file=$MNT/testfile
+	# Space the filesystem keeps back from files stays free when mkfrag's
+	# spacer fills the rest, and in one piece: the test file would get
+	# some of it. No space is kept back for root (mkfs.ext4 -m 0 above)
+	# nor for metadata.
+	case "$1" in
+	ext4) echo 0 >"/sys/fs/ext4/${dev#/dev/}/reserved_clusters" ;;
+	xfs) xfs_io -x -c "resblks 0" $MNT >/dev/null ;;
+	esac || return 1
+	mkfrag "$file" "${SIZE_MB}M" "$LAYOUT" && sync && layout_check
+}
+
+# layout_check: record the test file's extents as FIEMAP reports them
+# (count, and shortest, median and longest length in blocks), and fail
+# unless every extent is LAYOUT long: a filesystem that merged or split
+# them would not be measuring the layout asked for.
+layout_check() {
+	filefrag -v "$file" | awk -F: '/^ *[0-9]+:/ { print $4 + 0 }' |
+		sort -n >/tmp/extents
+	n=$(wc -l </tmp/extents)
+	want=$(($(bytes "$LAYOUT") / 4096))
+	summary="$label layout=$LAYOUT: $n extents of $(head -n 1 /tmp/extents)"
+	summary="$summary/$(sed -n "$(((n + 1) / 2))p" /tmp/extents)"
+	summary="$summary/$(tail -n 1 /tmp/extents) blocks (min/median/max)"
+	echo "$summary" >>$OUT/layout.txt
+	echo "[bench] $summary"
+	[ "$n" -eq $((SIZE_MB * 256 / want)) ] && [ "$(sort -u /tmp/extents)" = "$want" ]
 }
 
 # path_check SIZES: count, with the iomap_dio_simple_read trace point, how

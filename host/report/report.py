@@ -611,8 +611,21 @@ def icount_summary(results, share, conf, meta, rows):
           "![instructions per I/O](plots/instr-per-io.png)", "",
           *profile_section(results, share, conf, meta, cells),
           "## Simple path taken (trace point hits of 64 reads)", "", "```",
-          (share / "path-check.txt").read_text().rstrip(), "```", ""]
+          (share / "path-check.txt").read_text().rstrip(), "```", "",
+          *layout_section(share, conf)]
     return md, cells
+
+
+def layout_section(share, conf):
+    """The test files' extents, as FIEMAP saw them, for a fragmented
+    LAYOUT; nothing for the default fresh file of one write."""
+    layout = share / "layout.txt"
+    if not layout.exists():
+        return []
+    return [f"## Test file layout: LAYOUT={conf.get('LAYOUT')}", "",
+            "Made by mkfrag (guest/tools/mkfrag.c); extents and their "
+            "lengths in 4 KiB blocks from filefrag -v (FIEMAP):", "", "```",
+            layout.read_text().rstrip(), "```", ""]
 
 
 def main():
@@ -633,6 +646,8 @@ def main():
     if peak:
         write_csv(results / "peak.csv", peak)
     shutil.copy(share / "path-check.txt", results)
+    if (share / "layout.txt").exists():
+        shutil.copy(share / "layout.txt", results)
 
     meta_text = "".join((share / n).read_text() for n in
                         ("host-meta.txt", "guest-meta.txt", "bench.conf"))
@@ -672,7 +687,8 @@ def main():
            "reports in perf/.", "",
            *perf_table(results / "perf"), "",
            "## Simple path taken (trace point hits of 64 reads)", "", "```",
-           (share / "path-check.txt").read_text().rstrip(), "```", ""]
+           (share / "path-check.txt").read_text().rstrip(), "```", "",
+           *layout_section(share, conf)]
     errors = (share / "errors.txt").read_text().strip()
     if errors:
         md += ["## Errors", "", "```", errors, "```", ""]
