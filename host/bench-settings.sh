@@ -30,6 +30,11 @@
 #               64k or 1m: every extent that long, made by mkfrag
 #               (guest/tools/mkfrag.c) on a filesystem of 2 x SIZE_MB +
 #               64 MiB (300 at least); raw ignores it
+#   BUFFERS     what fio reads into: spread (default), a tmpfs file whose
+#               pages mkbuf placed so that none follows its predecessor in
+#               memory, the same every run; anon: fio's own anonymous
+#               memory, as an application's (results/METHOD.md, "The
+#               buffers")
 #   PIN         vCPU fio and uring-peak run on, or "none" (0)
 #   PEAK        1: the uring-peak runs         0                1
 #   PROFILE_ENGINE  the engine profiled, at its deepest QD of the sweep
@@ -93,6 +98,7 @@ realtime)
 esac
 TARGETS=${TARGETS:-ext4 xfs raw}
 LAYOUT=${LAYOUT:-fresh}
+BUFFERS=${BUFFERS:-spread}
 PIN=${PIN:-0}
 NAME=${NAME:-$mode}
 GUEST_CPUS=${GUEST_CPUS:-2}
@@ -186,6 +192,8 @@ check_int INSN_IOS "$INSN_IOS" 1000
 [[ $PEAK =~ ^[01]$ ]] || die "PEAK must be 0 or 1, not '$PEAK'"
 check_int SIZE_MB "$SIZE_MB" 16
 check_words LAYOUT "$LAYOUT" fresh 4k 64k 1m
+check_words BUFFERS "$BUFFERS" spread anon
+[ "$(wc -w <<<"$BUFFERS")" -eq 1 ] || die "BUFFERS: one kind, not '$BUFFERS'"
 [ "$(wc -w <<<"$LAYOUT")" -eq 1 ] || die "LAYOUT: one layout, not '$LAYOUT'"
 if [ "$PROFILE_ROUNDS" -gt 0 ] && { [[ " $BSS " != *" $PROFILE_BS "* ]] ||
 	[ "$(bytes "$PROFILE_BS")" -lt 4096 ]; }; then

@@ -34,7 +34,7 @@ MNT=/mnt/bench
 # Every setting comes from the host (host/run-bench.sh holds the defaults);
 # PROFILE_PERIOD is empty in realtime mode.
 share_open bench bench.conf DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS \
-	RUNTIME RAMP SIZE_MB LAYOUT PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
+	RUNTIME RAMP SIZE_MB LAYOUT BUFFERS PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
 	PROFILE_RUNTIME PEAK PROFILER INSN_IOS PROFILE_BS || exit 1
 mkdir -p $MNT $OUT/fio $OUT/stat $OUT/peak $OUT/perf
 # Without address-space randomisation fio's buffers sit at the same
@@ -117,8 +117,8 @@ bytes() {
 fio_job() {
 	echo --name=randread --filename="$1" --rw=randread --bs="${5:-4k}" \
 		--direct=1 --size="${SIZE_MB}M" --iodepth="$3" --norandommap \
-		--randrepeat=0 --lat_percentiles=1 "$fio_pin" \
-		--iomem=mmapshared:$FIO_BUFFER
+		--randrepeat=0 --lat_percentiles=1 "$fio_pin"
+	[ "$BUFFERS" = anon ] || echo --iomem=mmapshared:$FIO_BUFFER
 	case "$4" in
 	ios=*) echo --number_ios="${4#ios=}" ;;
 	*) echo --time_based --runtime="$4" --ramp_time="$RAMP" ;;
@@ -447,22 +447,26 @@ qds() {
 	per_device=$((per_target * $(count $TARGETS)))
 	ncells=$((per_device * $(count $DEVICES)))
 }
-# fio reads into one file on tmpfs: the same pages in every run, none of
-# them right after the page before it in memory (guest/tools/mkbuf.c), so
-# a read of several pages always gets a bio_vec per page. In buffers of
-# fio's own, pages that happened to be contiguous were merged, and a run
-# of 16 KiB reads cost up to 110 instructions per read less than another
-# (results/METHOD.md, "The buffers"). Room for the deepest queue of the largest reads.
+# BUFFERS=spread: fio reads into one file on tmpfs: the same pages in
+# every run, none of them right after the page before it in memory
+# (guest/tools/mkbuf.c), so a read of several pages always gets a bio_vec
+# per page. In buffers of fio's own (BUFFERS=anon), pages that happened to
+# be contiguous were merged, and a run of 16 KiB reads cost up to 110
+# instructions per read less than another (results/METHOD.md, "The
+# buffers"). Room for the deepest queue of the largest reads.
 FIO_BUFFER=/tmp/fio-buffer
 max_bs=0
 for bs in $BSS; do
 	[ "$(bytes "$bs")" -le "$max_bs" ] || max_bs=$(bytes "$bs")
 done
-if ! made=$(mkbuf $FIO_BUFFER $((PEAK_QD * max_bs + 8192)) 2>&1); then
+if [ "$BUFFERS" = anon ]; then
+	echo "fio_buffer=fio's own anonymous memory (--iomem=malloc)" >>$OUT/guest-meta.txt
+elif made=$(mkbuf $FIO_BUFFER $((PEAK_QD * max_bs + 8192)) 2>&1); then
+	echo "fio_buffer=$FIO_BUFFER: $made" >>$OUT/guest-meta.txt
+else
 	error "$made"
 	exit 1
 fi
-echo "fio_buffer=$FIO_BUFFER: $made" >>$OUT/guest-meta.txt
 
 # The profiles run PROFILE_ENGINE at its deepest queue of the sweep: QD 1
 # for psync under icount. The report takes it from guest-meta.txt.
