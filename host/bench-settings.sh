@@ -28,8 +28,8 @@
 #   LAYOUT      the ext4 and XFS test file's extents: fresh (default),
 #               one write of the whole file into an empty filesystem; 4k,
 #               64k or 1m: every extent that long, made by mkfrag
-#               (guest/tools/mkfrag.c) on a filesystem of 2 x SIZE_MB +
-#               64 MiB (300 at least); raw ignores it
+#               (guest/tools/mkfrag.c) on a filesystem of 5/4 x (2 x
+#               SIZE_MB + 64 MiB); raw ignores it
 #   BUFFERS     what fio reads into: spread (default), a tmpfs file whose
 #               pages mkbuf placed so that none follows its predecessor in
 #               memory, the same every run; anon: fio's own anonymous

@@ -30,13 +30,22 @@ for qd in $QDS; do
 	[ "$qd" -gt "$max_qd" ] && max_qd=$qd
 done
 
+# A LAYOUT other than fresh is made on a filesystem only as large as
+# mkfrag needs, since it fills all of it: twice the test file, 64 MiB for
+# the extent maps, and a quarter more for what the filesystem keeps for
+# itself (XFS's log and per-AG reservations: a 320 MiB XFS took 266 MiB of
+# data). XFS wants 300 MiB at least.
+layout_fs_mb=0
+if [ "$LAYOUT" != fresh ]; then
+	layout_fs_mb=$(((2 * SIZE_MB + 64) * 5 / 4))
+	[ "$layout_fs_mb" -ge 300 ] || layout_fs_mb=300
+fi
 # null_blk holds its data in guest memory, allocated as it is written: the
 # device holds one filesystem at a time, which writes less than twice the
-# test file, or, for a LAYOUT other than fresh, all of its 2 x SIZE_MB +
-# 64 MiB (mkfrag fills it first), and the guest gets that on top of its
-# usual memory.
+# test file, or all of a LAYOUT's filesystem, and the guest gets that on
+# top of its usual memory.
 written_mb=$((2 * SIZE_MB))
-[ "$LAYOUT" = fresh ] || written_mb=$((written_mb + 64))
+[ "$layout_fs_mb" -le "$written_mb" ] || written_mb=$layout_fs_mb
 nullb_gb=$(((written_mb + 1023) / 1024))
 nullb_devs=1
 [ "$min_bs" -ge 4096 ] || nullb_devs=2
@@ -97,6 +106,7 @@ RUNTIME=$RUNTIME
 RAMP=$RAMP
 SIZE_MB=$SIZE_MB
 LAYOUT=$LAYOUT
+LAYOUT_FS_MB=$layout_fs_mb
 BUFFERS=$BUFFERS
 PIN=$PIN
 PEAK_QD=$max_qd

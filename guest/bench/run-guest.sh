@@ -34,7 +34,7 @@ MNT=/mnt/bench
 # Every setting comes from the host (host/run-bench.sh holds the defaults);
 # PROFILE_PERIOD is empty in realtime mode.
 share_open bench bench.conf DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS \
-	RUNTIME RAMP SIZE_MB LAYOUT BUFFERS PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
+	RUNTIME RAMP SIZE_MB LAYOUT LAYOUT_FS_MB BUFFERS PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
 	PROFILE_RUNTIME PEAK PROFILER INSN_IOS PROFILE_BS || exit 1
 mkdir -p $MNT $OUT/fio $OUT/stat $OUT/peak $OUT/perf
 # Without address-space randomisation fio's buffers sit at the same
@@ -164,12 +164,10 @@ run_fio() {
 # written), once per target and device; sets $file.
 prepare() {
 	umount $MNT 2>/dev/null
-	# mkfrag writes all of the filesystem once: make it just large
-	# enough for the file, its spacer and their metadata (XFS wants 300
-	# MiB at least), not as large as the device.
+	# mkfrag writes all of the filesystem once: it gets LAYOUT_FS_MB
+	# (host/run-bench.sh), not the whole device.
 	fs_mb=
-	[ "$LAYOUT" = fresh ] || fs_mb=$((2 * SIZE_MB + 64))
-	[ -z "$fs_mb" ] || [ "$fs_mb" -ge 300 ] || fs_mb=300
+	[ "$LAYOUT" = fresh ] || fs_mb=$LAYOUT_FS_MB
 	case "$1" in
 	raw) file=$dev ;;
 	# Inode tables and journal initialised now: ext4lazyinit would
@@ -202,20 +200,27 @@ prepare() {
 }
 
 # layout_check: record the test file's extents as FIEMAP reports them
-# (count, and shortest, median and longest length in blocks), and fail
-# unless every extent is LAYOUT long: a filesystem that merged or split
-# them would not be measuring the layout asked for.
+# (count, shortest, median and longest length in blocks, and how many are
+# LAYOUT long), and fail unless none is shorter than LAYOUT and those of
+# exactly LAYOUT hold 99.9% of the file at least: a filesystem that split
+# the pieces, or merged many, would not be measuring the layout asked for.
+# XFS may still find a few blocks beside a piece (what it keeps back per
+# allocation group is a count, not a place): a 128 MiB file of 4 KiB
+# pieces came out as 32752 extents, one of them 17 blocks long.
 layout_check() {
 	filefrag -v "$file" | awk -F: '/^ *[0-9]+:/ { print $4 + 0 }' |
 		sort -n >/tmp/extents
 	n=$(wc -l </tmp/extents)
 	want=$(($(bytes "$LAYOUT") / 4096))
+	exact=$(grep -cx "$want" /tmp/extents)
 	summary="$label layout=$LAYOUT: $n extents of $(head -n 1 /tmp/extents)"
 	summary="$summary/$(sed -n "$(((n + 1) / 2))p" /tmp/extents)"
-	summary="$summary/$(tail -n 1 /tmp/extents) blocks (min/median/max)"
+	summary="$summary/$(tail -n 1 /tmp/extents) blocks (min/median/max),"
+	summary="$summary $exact of $want blocks"
 	echo "$summary" >>$OUT/layout.txt
 	echo "[bench] $summary"
-	[ "$n" -eq $((SIZE_MB * 256 / want)) ] && [ "$(sort -u /tmp/extents)" = "$want" ]
+	[ "$(head -n 1 /tmp/extents)" -ge "$want" ] &&
+		[ $((exact * want * 1000)) -ge $((SIZE_MB * 256 * 999)) ]
 }
 
 # path_check SIZES: count, with the iomap_dio_simple_read trace point, how
