@@ -7,13 +7,36 @@
 # on the stack for synchronous reads), and not for reads over 16 KiB, reads
 # across an extent boundary, from written data into a hole or an unwritten
 # extent, or across EOF, nor for misaligned, buffered or write I/O, nor for
-# the raw block device.
+# the raw block device. A read the simple path maps but hands to the normal
+# path is mapped once, not again from its start.
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
 
 require_simple_read
 
 SEED=0x51e0
+DSTMAP=$TRACING/events/iomap/iomap_iter_dstmap/enable
+
+# mappings NAME WANT COMMAND...: run COMMAND (a dio-check read, which
+# verifies its data); pass when it succeeds and the filesystem handed out
+# exactly WANT mappings meanwhile, as iomap_iter_dstmap counts them (both
+# paths trace every mapping they get).
+mappings() {
+	name=$1 want=$2
+	shift 2
+	echo 1 >$DSTMAP
+	trace_start
+	out=$("$@" 2>&1)
+	rc=$?
+	echo 0 >$TRACING/tracing_on
+	got=$(grep -c "iomap_iter_dstmap:" $TRACING/trace)
+	echo 0 >$DSTMAP
+	if [ $rc -ne 0 ]; then
+		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
+		return
+	fi
+	check_eq "$name" "$got mappings" "$want mappings"
+}
 # The raw device read at the end: the second NVMe disk.
 RAW_DISK=/dev/nvme1n1
 
@@ -94,6 +117,10 @@ for fs in ext4 xfs; do
 				dio-check read $mnt/frag 4096 8192 "$e" pattern:$SEED
 			hits "$on $e 16k reads across two extent boundaries take the normal path" 0 \
 				dio-check read $mnt/frag 0 16384 "$e" pattern:$SEED
+			mappings "$on $e 16k read across two extent boundaries maps each of its 3 extents once" 3 \
+				dio-check read $mnt/frag 0 16384 "$e" pattern:$SEED
+			mappings "$on $e 16k read from data into a hole maps data and hole once" 2 \
+				dio-check read $mnt/mixed 0 16384 "$e" zerofrom:8192:$SEED
 			hits "$on $e 16k reads from data into a hole take the normal path" 0 \
 				dio-check read $mnt/mixed 0 16384 "$e" zerofrom:8192:$SEED
 			hits "$on $e 16k reads from data into unwritten take the normal path" 0 \
