@@ -11,7 +11,8 @@
 #   CLUSTER     exfat cluster size: 4k
 #   FILE_MB     data written and read per run, split over the jobs: 256
 #   BS          fio block size: 64k
-#   JOBS        numbers of fio jobs, each a run: "1 4"
+#   WRITERS     numbers of fio jobs writing (then reading) at once, each
+#               a run: "1 4"
 #   ROUNDS      runs per setting: 2
 #   PROFILE     1: a perf profile of each setting's first round (0)
 #   NAME        results/<date>-NAME (seq)
@@ -21,15 +22,15 @@ set -euo pipefail
 
 SEQ_KERNELS=${SEQ_KERNELS:-series=$BUILT_KERNEL}
 FS=${FS:-exfat} CLUSTER=${CLUSTER:-4k} FILE_MB=${FILE_MB:-256}
-BS=${BS:-64k} JOBS=${JOBS:-1 4} ROUNDS=${ROUNDS:-2} NAME=${NAME:-seq}
+BS=${BS:-64k} WRITERS=${WRITERS:-1 4} ROUNDS=${ROUNDS:-2} NAME=${NAME:-seq}
 PROFILE=${PROFILE:-0}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
 [ "$FS" = exfat ] || die "FS: only exfat is set up, not '$FS'"
 [[ $FILE_MB =~ ^[1-9][0-9]*$ ]] || die "FILE_MB must be a whole number"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number"
-for jobs in $JOBS; do
-	[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "JOBS: '$jobs' is not a number of jobs"
+for writers in $WRITERS; do
+	[[ $writers =~ ^[1-9][0-9]*$ ]] || die "WRITERS: '$writers' is not a number of jobs"
 done
 results=$REPO_DIR/results/$(date +%F)-$NAME
 [ ! -e "$results" ] || die "$results exists: pick another NAME"
@@ -42,7 +43,7 @@ null_blk.queue_mode=2 null_blk.memory_backed=1 null_blk.gb=$nullb_gb \
 null_blk.bs=4096 null_blk.irqmode=0"
 export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G} CLOCK=icount
 # About two host minutes per 256 MiB written and read, and 20 to spare.
-export BOOT_TIMEOUT=$((1200 + 120 * ROUNDS * $(wc -w <<<"$JOBS") * FILE_MB / 256))
+export BOOT_TIMEOUT=$((1200 + 120 * ROUNDS * $(wc -w <<<"$WRITERS") * FILE_MB / 256))
 
 raw=$CACHE_DIR/seq-runs
 rm -rf "$raw"
@@ -61,7 +62,7 @@ FS=$FS
 CLUSTER=$CLUSTER
 FILE_MB=$FILE_MB
 BS=$BS
-JOBS="$JOBS"
+WRITERS="$WRITERS"
 ROUNDS=$ROUNDS
 PROFILE=$PROFILE
 CONF

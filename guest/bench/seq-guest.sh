@@ -11,7 +11,7 @@ DEV=/dev/nullb0
 
 # shellcheck source=guest/lib/share.sh
 . /lib/iomap/share.sh
-share_open seq seq.conf FS CLUSTER FILE_MB BS JOBS ROUNDS PROFILE || exit 1
+share_open seq seq.conf FS CLUSTER FILE_MB BS WRITERS ROUNDS PROFILE || exit 1
 mkdir -p $MNT $OUT/fio
 : >$OUT/errors.txt
 
@@ -33,7 +33,7 @@ if ! $mkfs $DEV >/dev/null 2>&1 || ! mount -t "$FS" $DEV $MNT; then
 	exit 1
 fi
 
-# seq_run RW JOBS ROUND: one fio run; its JSON goes to the share. With
+# seq_run RW NJOBS ROUND: one fio run; its JSON goes to the share. With
 # PROFILE=1 the first round runs under perf (every vCPU, a sample every
 # 20000 ns of guest time, i.e. instructions), its report to the share.
 seq_run() {
@@ -56,7 +56,7 @@ seq_run() {
 	fi
 }
 
-for njobs in $JOBS; do
+for njobs in $WRITERS; do
 	round=1
 	while [ "$round" -le "$ROUNDS" ]; do
 		echo "[seq] $FS cluster=$CLUSTER jobs=$njobs round=$round"
