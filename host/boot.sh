@@ -13,10 +13,12 @@
 #   GUEST_SHARE    host directory mounted in the guest as tag "out" (9p)
 #   KERNEL_IMAGE   bzImage to boot (default: the one make kernel built)
 #   QEMU_PLUGIN    a TCG plugin and its arguments, as -plugin takes them
-#   CLOCK          realtime (default) or icount: single-threaded TCG with
+#   GUEST_CLOCK    realtime (default) or icount: single-threaded TCG with
 #                  -icount shift=0,sleep=off, the guest clock advancing 1 ns
-#                  per guest instruction and skipping idle time (the bench's
-#                  deterministic mode; icount needs TCG and refuses MTTCG)
+#                  per guest instruction and skipping idle time (icount
+#                  needs TCG and refuses MTTCG). The benches set it from
+#                  their own CLOCK setting (host/bench-settings.sh); the
+#                  suite runs realtime.
 # Exits non-zero when the guest panicked, hung or never finished its job.
 set -euo pipefail
 # shellcheck source=host/common.sh
@@ -74,9 +76,9 @@ kvm_works() {
 	grep -q 'Linux version' "$probe"
 }
 
-clock=${CLOCK:-realtime}
+clock=${GUEST_CLOCK:-realtime}
 case "$clock:${IOMAP_ACCEL:-auto}" in
-icount:kvm) die "CLOCK=icount needs TCG, not IOMAP_ACCEL=kvm" ;;
+icount:kvm) die "GUEST_CLOCK=icount needs TCG, not IOMAP_ACCEL=kvm" ;;
 icount:*)
 	accel_args=("${icount_args[@]}") accel=tcg-icount
 	# Seen once with QEMU starved on a loaded host: "IO-APIC + timer
@@ -94,7 +96,7 @@ realtime:auto)
 	fi
 	;;
 realtime:*) die "IOMAP_ACCEL must be auto, kvm or tcg" ;;
-*) die "CLOCK must be realtime or icount, not '$clock'" ;;
+*) die "GUEST_CLOCK must be realtime or icount, not '$clock'" ;;
 esac
 
 # 6.12's identify_cpu() clears boot_cpu_data's feature bits with interrupts

@@ -89,7 +89,7 @@ else
 	est=$((runs * (RAMP + RUNTIME + 1) + targets * 30))
 fi
 export BOOT_TIMEOUT=$((2 * est + 900))
-export CLOCK
+export GUEST_CLOCK=$CLOCK
 
 share=$CACHE_DIR/bench-share
 rm -rf "$share"

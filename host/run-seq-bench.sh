@@ -41,7 +41,7 @@ nullb_gb=$(((2 * FILE_MB + 1023) / 1024))
 export GUEST_APPEND="${GUEST_APPEND:-} null_blk.nr_devices=1 \
 null_blk.queue_mode=2 null_blk.memory_backed=1 null_blk.gb=$nullb_gb \
 null_blk.bs=4096 null_blk.irqmode=0"
-export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G} CLOCK=icount
+export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G} GUEST_CLOCK=icount
 # About two host minutes per 256 MiB written and read, and 20 to spare.
 export BOOT_TIMEOUT=$((1200 + 120 * ROUNDS * $(wc -w <<<"$WRITERS") * FILE_MB / 256))
 
