@@ -121,6 +121,12 @@ check_words() {
 	done
 }
 
+# check_word WHAT VALUE ALLOWED...: VALUE is one word, one of ALLOWED.
+check_word() {
+	check_words "$@"
+	[ "$(wc -w <<<"$2")" -eq 1 ] || die "$1: one of them, not '$2'"
+}
+
 # check_int WHAT VALUE MIN: VALUE is a whole number >= MIN.
 check_int() {
 	if ! [[ $2 =~ ^[0-9]+$ ]] || [ "$2" -lt "$3" ]; then
@@ -151,9 +157,7 @@ ms() {
 check_words DEVICES "$DEVICES" nullb nvme
 check_words TARGETS "$TARGETS" ext4 xfs raw
 check_words ENGINES "$ENGINES" libaio io_uring io_uring_poll psync
-check_words PROFILE_ENGINE "$PROFILE_ENGINE" libaio io_uring io_uring_poll psync
-[ "$(wc -w <<<"$PROFILE_ENGINE")" -eq 1 ] ||
-	die "PROFILE_ENGINE: one engine, not '$PROFILE_ENGINE'"
+check_word PROFILE_ENGINE "$PROFILE_ENGINE" libaio io_uring io_uring_poll psync
 check_some QDS "$QDS"
 for qd in $QDS; do
 	check_int "each of QDS" "$qd" 1
@@ -191,10 +195,8 @@ check_int INSN_IOS "$INSN_IOS" 1000
 [ "$CLOCK" = realtime ] || check_int PROFILE_PERIOD "$PROFILE_PERIOD" 1000
 [[ $PEAK =~ ^[01]$ ]] || die "PEAK must be 0 or 1, not '$PEAK'"
 check_int SIZE_MB "$SIZE_MB" 16
-check_words LAYOUT "$LAYOUT" fresh 4k 64k 1m
-check_words BUFFERS "$BUFFERS" spread anon
-[ "$(wc -w <<<"$BUFFERS")" -eq 1 ] || die "BUFFERS: one kind, not '$BUFFERS'"
-[ "$(wc -w <<<"$LAYOUT")" -eq 1 ] || die "LAYOUT: one layout, not '$LAYOUT'"
+check_word LAYOUT "$LAYOUT" fresh 4k 64k 1m
+check_word BUFFERS "$BUFFERS" spread anon
 if [ "$PROFILE_ROUNDS" -gt 0 ] && { [[ " $BSS " != *" $PROFILE_BS "* ]] ||
 	[ "$(bytes "$PROFILE_BS")" -lt 4096 ]; }; then
 	die "PROFILE_BS=$PROFILE_BS: not one of BSS of at least 4k"

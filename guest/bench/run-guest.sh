@@ -178,16 +178,16 @@ prepare() {
 	xfs) mkfs.xfs -q -f -b size=4096 ${fs_mb:+-d} \
 		${fs_mb:+"size=${fs_mb}m"} "$dev" ;;
 	esac || return 1
+	if [ "$1" != raw ]; then
+		mount -t "$1" -o noatime "$dev" $MNT || return 1
+		file=$MNT/testfile
+	fi
 	if [ "$1" = raw ] || [ "$LAYOUT" = fresh ]; then
-		[ "$1" = raw ] || mount -t "$1" -o noatime "$dev" $MNT || return 1
-		[ "$1" = raw ] || file=$MNT/testfile
 		fio --name=fill --filename="$file" --rw=write --bs=1M \
 			--direct=1 --size="${SIZE_MB}M" --ioengine=libaio \
 			--iodepth=8 >/dev/null && sync
 		return
 	fi
-	mount -t "$1" -o noatime "$dev" $MNT || return 1
-	file=$MNT/testfile
 	# Space the filesystem keeps back from files stays free when mkfrag's
 	# spacer fills the rest, and in one piece: the test file would get
 	# some of it. No space is kept back for root (mkfs.ext4 -m 0 above)

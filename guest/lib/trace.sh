@@ -19,10 +19,11 @@ trace_start() {
 	echo 1 >$TRACING/tracing_on
 }
 
-# trace_stop_count TEXT: stop recording and print how many reads the
-# simple path served since trace_start whose trace line also contains TEXT
-# ("" counts them all).
+# trace_stop_count TEXT [EVENT]: stop recording and print how many EVENT
+# lines (default iomap_dio_simple_read: the reads the simple path served)
+# were traced since trace_start whose line also contains TEXT ("" counts
+# them all).
 trace_stop_count() {
 	echo 0 >$TRACING/tracing_on
-	grep -c "iomap_dio_simple_read:.*$1" $TRACING/trace
+	grep -c "${2:-iomap_dio_simple_read}:.*$1" $TRACING/trace
 }

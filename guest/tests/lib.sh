@@ -316,16 +316,28 @@ hits() {
 # simple path's trace lines that also contain TEXT.
 hits_matching() {
 	match=$1
-	name=$2
-	want=$3
-	shift 3
+	shift
+	traced_count iomap_dio_simple_read "$match" hits "$@"
+}
+
+# traced_count EVENT TEXT UNIT NAME WANT COMMAND...: run COMMAND with the
+# trace buffer cleared; pass when it succeeds and exactly WANT lines of the
+# enabled trace point EVENT that contain TEXT were traced meanwhile (UNIT
+# names them in the result).
+traced_count() {
+	event=$1
+	match=$2
+	unit=$3
+	name=$4
+	want=$5
+	shift 5
 	trace_start
 	out=$("$@" 2>&1)
 	rc=$?
-	got=$(trace_stop_count "$match")
+	got=$(trace_stop_count "$match" "$event")
 	if [ $rc -ne 0 ]; then
 		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
 		return
 	fi
-	check_eq "$name" "$got hits" "$want hits"
+	check_eq "$name" "$got $unit" "$want $unit"
 }

@@ -22,20 +22,9 @@ DSTMAP=$TRACING/events/iomap/iomap_iter_dstmap/enable
 # exactly WANT mappings meanwhile, as iomap_iter_dstmap counts them (both
 # paths trace every mapping they get).
 mappings() {
-	name=$1 want=$2
-	shift 2
 	echo 1 >$DSTMAP
-	trace_start
-	out=$("$@" 2>&1)
-	rc=$?
-	echo 0 >$TRACING/tracing_on
-	got=$(grep -c "iomap_iter_dstmap:" $TRACING/trace)
+	traced_count iomap_iter_dstmap "" mappings "$@"
 	echo 0 >$DSTMAP
-	if [ $rc -ne 0 ]; then
-		fail "$name" "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
-		return
-	fi
-	check_eq "$name" "$got mappings" "$want mappings"
 }
 # The raw device read at the end: the second NVMe disk.
 RAW_DISK=/dev/nvme1n1
