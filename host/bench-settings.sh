@@ -52,6 +52,8 @@
 #   PROFILE_RUNTIME guest time of a profiled run: 1s    RUNTIME
 #   NAME        results/<date>-NAME (full; quick: quick; unset, an
 #               existing folder gets the next free -2, -3, ...)
+# shellcheck source=guest/lib/units.sh
+. "$REPO_DIR/guest/lib/units.sh"
 
 CLOCK=${CLOCK:-icount}
 mode=full
@@ -145,14 +147,6 @@ check_time() {
 	fi
 }
 
-# ms TIME: a time of check_time's form in milliseconds.
-ms() {
-	case "$1" in
-	*ms) echo "${1%ms}" ;;
-	*s) echo $((${1%s} * 1000)) ;;
-	*) echo $(($1 * 1000)) ;;
-	esac
-}
 
 check_words DEVICES "$DEVICES" nullb nvme
 check_words TARGETS "$TARGETS" ext4 xfs raw
@@ -163,13 +157,6 @@ for qd in $QDS; do
 	check_int "each of QDS" "$qd" 1
 	[ "$qd" -le 1024 ] || die "QDS: $qd is deeper than the devices' 1024 tags"
 done
-# bytes SIZE: a read size such as 512 or 4k in bytes.
-bytes() {
-	local b=${1%k}
-	[ "$b" = "$1" ] || b=$((b * 1024))
-	echo "$b"
-}
-
 check_some BSS "$BSS"
 min_bs=4096
 for bs in $BSS; do

@@ -30,6 +30,8 @@ MNT=/mnt/bench
 . /lib/iomap/share.sh
 # shellcheck source=guest/lib/trace.sh
 . /lib/iomap/trace.sh
+# shellcheck source=guest/lib/units.sh
+. /lib/iomap/units.sh
 
 # Every setting comes from the host (host/run-bench.sh holds the defaults);
 # PROFILE_PERIOD is empty in realtime mode.
@@ -98,15 +100,6 @@ snap() {
 # order ROUND: the simple_read settings of one round, ABBA over rounds.
 order() {
 	if [ $(($1 % 2)) -eq 1 ]; then echo "0 1"; else echo "1 0"; fi
-}
-
-# bytes SIZE: a size such as 4k, 1m or 512 in bytes.
-bytes() {
-	case "$1" in
-	*k) echo $((${1%k} * 1024)) ;;
-	*m) echo $((${1%m} * 1048576)) ;;
-	*) echo "$1" ;;
-	esac
 }
 
 # fio_job FILE ENGINE QD LENGTH [BS]: the fio options of one O_DIRECT
@@ -296,15 +289,6 @@ peak() {
 				error "uring-peak $tag: $(cat "$OUT/peak/$tag.txt")"
 		done
 	done
-}
-
-# ms TIME: a guest time such as 500ms or 1s in milliseconds.
-ms() {
-	case "$1" in
-	*ms) echo "${1%ms}" ;;
-	*s) echo $((${1%s} * 1000)) ;;
-	*) echo $(($1 * 1000)) ;;
-	esac
 }
 
 # profile_window NAME: icount: the steady part only. fio runs
