@@ -68,6 +68,43 @@ boot_meta() {
 	echo "qemu_cmd=$(cat "$LOG_DIR/$2.qemu-cmd")"
 }
 
+# kernel_spec SETTING ITEM: split ITEM of SETTING, "LABEL=BZIMAGE", into
+# label and image, or die saying what is wrong with it.
+kernel_spec() {
+	label=${2%%=*} image=${2#*=}
+	if ! [[ $label =~ ^[A-Za-z0-9._-]+$ ]] || [ "$image" = "$2" ]; then
+		die "$1: '$2' is not LABEL=BZIMAGE"
+	fi
+	[ -f "$image" ] || die "$1: $image not found"
+}
+
+# bench_share RAW LABEL: make RAW/LABEL, the share of one kernel's boot,
+# print its path, and list LABEL in RAW/order, the order the reports take
+# the kernels in.
+bench_share() {
+	mkdir -p "$1/$2"
+	echo "$2" >>"$1/order"
+	echo "$1/$2"
+}
+
+# boot_bench RUN LABEL IMAGE SHARE: boot IMAGE for iomap.run=RUN (console
+# log RUN-LABEL) with SHARE as the guest's "out" share; fail unless the
+# guest wrote guest-meta.txt there and nothing to errors.txt, then add
+# host-meta.txt: the boot's metadata and the host's load.
+boot_bench() {
+	local run=$1 label=$2 image=$3 share=$4
+	KERNEL_IMAGE=$image GUEST_SHARE=$share \
+		"$REPO_DIR/host/boot.sh" "$run" "$run-$label" >/dev/null
+	[ -f "$share/guest-meta.txt" ] ||
+		die "the guest wrote nothing; console log: $LOG_DIR/$run-$label.log"
+	[ ! -s "$share/errors.txt" ] ||
+		die "the guest failed: $(head -n 3 "$share/errors.txt")"
+	{
+		boot_meta "$image" "$run-$label"
+		echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+	} >"$share/host-meta.txt"
+}
+
 log() {
 	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
 }

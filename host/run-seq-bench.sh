@@ -49,14 +49,8 @@ raw=$CACHE_DIR/seq-runs
 rm -rf "$raw"
 mkdir -p "$raw"
 for spec in $SEQ_KERNELS; do
-	label=${spec%%=*} image=${spec#*=}
-	if ! [[ $label =~ ^[A-Za-z0-9._-]+$ ]] || [ "$image" = "$spec" ]; then
-		die "SEQ_KERNELS: '$spec' is not LABEL=BZIMAGE"
-	fi
-	[ -f "$image" ] || die "SEQ_KERNELS: $image not found"
-	share=$raw/$label
-	mkdir -p "$share"
-	echo "$label" >>"$raw/order"
+	kernel_spec SEQ_KERNELS "$spec"
+	share=$(bench_share "$raw" "$label")
 	cat >"$share/seq.conf" <<CONF
 FS=$FS
 CLUSTER=$CLUSTER
@@ -67,16 +61,7 @@ ROUNDS=$ROUNDS
 PROFILE=$PROFILE
 CONF
 	log "seq bench: $label ($image)"
-	KERNEL_IMAGE=$image GUEST_SHARE=$share \
-		"$REPO_DIR/host/boot.sh" seq "seq-$label" >/dev/null
-	[ -f "$share/guest-meta.txt" ] ||
-		die "the guest wrote nothing; console log: $LOG_DIR/seq-$label.log"
-	[ ! -s "$share/errors.txt" ] ||
-		die "the guest failed: $(head -n 3 "$share/errors.txt")"
-	{
-		boot_meta "$image" "seq-$label"
-		echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
-	} >"$share/host-meta.txt"
+	boot_bench seq "$label" "$image" "$share"
 done
 
 mkdir -p "$results"

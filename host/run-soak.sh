@@ -46,9 +46,7 @@ for spec in $SOAK_KERNELS; do
 		die "SOAK_KERNELS: '$spec' is not LABEL=BZIMAGE:OPS"
 	fi
 	[ -f "$image" ] || die "SOAK_KERNELS: $image not found"
-	share=$raw/$label
-	mkdir -p "$share"
-	echo "$label" >>"$raw/order"
+	share=$(bench_share "$raw" "$label")
 	cat >"$share/soak.conf" <<CONF
 FILESYSTEMS="$FILESYSTEMS"
 OPS=$ops

@@ -189,6 +189,34 @@ def write_csv(path, rows):
             w.writerows(rows)
 
 
+def kernel_runs(usage, runs_of):
+    """The command line RAW RESULTS of a bench that booted one kernel per
+    folder of RAW, in the order RAW/order lists them: the two paths, the
+    folders, and the rows runs_of makes of them all, also written to
+    RESULTS/runs.csv. Exits with usage on a wrong command line, and when
+    there is no run."""
+    if len(sys.argv) != 3:
+        sys.exit(usage)
+    raw, results = Path(sys.argv[1]), Path(sys.argv[2])
+    labels = [raw / n for n in (raw / "order").read_text().split()]
+    rows = [r for p in labels for r in runs_of(p)]
+    if not rows:
+        sys.exit(f"{Path(sys.argv[0]).name}: no runs under {raw}")
+    write_csv(results / "runs.csv", rows)
+    return raw, results, labels, rows
+
+
+def write_kernel_metadata(path, labels, conf_name):
+    """metadata.txt of a bench that booted one kernel per folder of
+    labels: each folder's settings, guest-meta.txt and host-meta.txt."""
+    with path.open("w") as f:
+        for p in labels:
+            f.write(f"[{p.name}]\n")
+            for part in (conf_name, "guest-meta.txt", "host-meta.txt"):
+                f.write((p / part).read_text())
+            f.write("\n")
+
+
 def group(rows, keys, value):
     """{key tuple: {simple_read: [value, ...]}}, keys in first-seen order."""
     out = {}

@@ -13,13 +13,10 @@ Guest time under icount is guest instructions (1 ns each, idle skipped,
 every vCPU's), so MiB/s in guest time is 1e9 / instructions per MiB.
 Standard library only.
 """
-import csv
 import json
 import re
-import sys
-from pathlib import Path
 
-from report import med, read_conf
+from report import kernel_runs, med, read_conf, write_kernel_metadata
 
 RUN = re.compile(r"(write|read)-j(\d+)-r(\d+)\.json$")
 
@@ -43,17 +40,7 @@ def runs_of(label_dir):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.strip())
-    raw, results = Path(sys.argv[1]), Path(sys.argv[2])
-    labels = [raw / n for n in (raw / "order").read_text().split()]
-    rows = [r for p in labels for r in runs_of(p)]
-    if not rows:
-        sys.exit("seq.py: no fio runs under " + str(raw))
-    with open(results / "runs.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    _, results, labels, rows = kernel_runs(__doc__.strip(), runs_of)
 
     conf = read_conf(labels[0] / "seq.conf")
     cells = {}
@@ -108,12 +95,7 @@ def main():
             (results / "perf" / f"{p.name}-{report.name}").write_text(
                 report.read_text())
 
-    with open(results / "metadata.txt", "w") as f:
-        for p in labels:
-            f.write(f"[{p.name}]\n")
-            for part in ("seq.conf", "guest-meta.txt", "host-meta.txt"):
-                f.write((p / part).read_text())
-            f.write("\n")
+    write_kernel_metadata(results / "metadata.txt", labels, "seq.conf")
     print((results / "summary.md").read_text())
 
 
