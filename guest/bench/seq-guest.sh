@@ -4,7 +4,8 @@
 # "out") holding seq.conf; this makes FS on null_blk and, for each number
 # of jobs, ROUNDS times: a buffered sequential write of FILE_MB in all
 # (fsync at the end, so writeback counts), the page cache dropped, and a
-# buffered sequential read of the same files, each fio run's JSON kept.
+# buffered sequential read of the same files, each fio run's JSON kept,
+# and after each write the files' extents.
 
 MNT=/mnt/seq
 DEV=/dev/nullb0
@@ -12,7 +13,7 @@ DEV=/dev/nullb0
 # shellcheck source=guest/lib/share.sh
 . /lib/iomap/share.sh
 share_open seq seq.conf FS CLUSTER FILE_MB BS WRITERS ROUNDS PROFILE || exit 1
-mkdir -p $MNT $OUT/fio
+mkdir -p $MNT $OUT/fio $OUT/frag
 : >$OUT/errors.txt
 
 error() {
@@ -62,6 +63,9 @@ for njobs in $WRITERS; do
 		echo "[seq] $FS cluster=$CLUSTER jobs=$njobs round=$round"
 		seq_run write "$njobs" "$round"
 		sync
+		# How the writers' files were laid out: exfat has no FIEMAP,
+		# so filefrag maps each block with FIBMAP (on every kernel).
+		filefrag $MNT/seq.* >"$OUT/frag/j$njobs-r$round.txt" 2>&1
 		echo 3 >/proc/sys/vm/drop_caches
 		seq_run read "$njobs" "$round"
 		rm -f $MNT/seq.*

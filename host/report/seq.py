@@ -6,7 +6,8 @@
 RAW holds one folder per kernel label (host/run-seq-bench.sh), in the
 order the file RAW/order lists them (the last is compared with the first
 when there are two), each with
-seq.conf, guest-meta.txt, host-meta.txt and fio/{write,read}-jJ-rR.json.
+seq.conf, guest-meta.txt, host-meta.txt, fio/{write,read}-jJ-rR.json and
+frag/jJ-rR.txt (filefrag of the files each write left).
 RESULTS gets runs.csv (one row a run), summary.md, metadata.txt and the
 perf reports (perf/LABEL-RW-jJ.txt) when the runs were profiled.
 Guest time under icount is guest instructions (1 ns each, idle skipped,
@@ -37,6 +38,34 @@ def runs_of(label_dir):
                      "mib_per_s": f"{mib * 1000 / ms:.2f}",
                      "instr_per_mib": f"{ms * 1e6 / mib:.0f}"})
     return rows
+
+
+FRAG = re.compile(r"^(.*): (\d+) extents? found$", re.M)
+
+
+def layout_table(labels, conf):
+    """Extents per file after each write, from filefrag's summaries."""
+    cells = {}
+    for p in labels:
+        for path in sorted((p / "frag").glob("j*-r*.txt")):
+            jobs = int(path.name[1:].split("-")[0])
+            counts = [int(n) for _, n in FRAG.findall(path.read_text())]
+            if counts:
+                cells.setdefault((jobs, p.name), []).extend(counts)
+    if not cells:
+        return []
+    out = ["", "The written files' extents (filefrag; exfat has no FIEMAP, "
+           "so it maps block by block with FIBMAP, alike on every kernel): "
+           "median, min and max over the files of every round, and MiB "
+           "per extent at the median.", "",
+           "| jobs | kernel | MiB per file | extents per file (median, "
+           "min-max) | MiB per extent |", "| ---: | --- | ---: | ---: | ---: |"]
+    for (jobs, name), counts in sorted(cells.items()):
+        mib = int(conf["FILE_MB"]) / jobs
+        m = med(counts)
+        out.append(f"| {jobs} | {name} | {mib:g} | {m:g} ({min(counts)}-"
+                   f"{max(counts)}) | {mib / m:.2f} |")
+    return out
 
 
 def main():
@@ -86,6 +115,7 @@ def main():
             line += (f" {(a / b - 1):+.1%} MiB/s ({names[1]} vs "
                      f"{names[0]}) |" if a and b else " - |")
         out.append(line)
+    out += layout_table(labels, conf)
     (results / "summary.md").write_text("\n".join(out) + "\n")
 
     # The perf reports stay readable files; the rest goes into the archive.
