@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := host
 
 .PHONY: all deps tree kernel kernel-debug initramfs settings bench-settings test bench \
-	ladder check stack-check bisect-check am-check export bench-seq soak \
+	ladder check stack-check bisect-check am-check export dev-tree bench-seq soak \
 	shell clean
 
 all: test
@@ -70,7 +70,10 @@ bisect-check: tree
 am-check:
 	@$(SCRIPTS)/am-check.sh
 
-# Rewrite patches/ from the development tree's topic branches.
+# The development tree (topic branches, notes kept) from patches/, and back.
+dev-tree: tree
+	@$(SCRIPTS)/import-patches.sh
+
 export:
 	@$(SCRIPTS)/export-patches.sh
 

@@ -41,8 +41,11 @@ for topic in "${topics[@]}"; do
 	text=$(mktemp)
 	cover_text "$dir/0000-cover-letter.patch" >"$text"
 	out=$(mktemp -d)
-	git -C "$tree" format-patch -q --no-signature --zero-commit --numbered \
-		--cover-letter --base=baseline -o "$out" "$base..$branch"
+	# The cover letter is from the topic's author, not whoever exports it.
+	GIT_COMMITTER_NAME=$(git -C "$tree" log -1 --format=%an "$branch") \
+		GIT_COMMITTER_EMAIL=$(git -C "$tree" log -1 --format=%ae "$branch") \
+		git -C "$tree" format-patch -q --no-signature --zero-commit \
+		--numbered --cover-letter --base=baseline -o "$out" "$base..$branch"
 	# The cover letter takes the date of the topic's last commit, so that
 	# exporting an unchanged topic changes nothing.
 	date=$(git -C "$tree" log -1 --format=%aD "$branch")
