@@ -10,7 +10,7 @@
 #                with 1000000 operations per filesystem, debug=the debug
 #                kernel with 100000); e.g. add stock=...:1000000 for stock
 #                6.12 on the same seeds
-#   FILESYSTEMS  "ext4 xfs ext2 minix exfat"
+#   FILESYSTEMS  every filesystem with a guest/tests/fs plug-in
 #   RUNS         runs per filesystem, each on its own seeds: 20
 #   INSTANCES    fsmodel instances at once in a run: 2
 #   FIRST_SEED   the first seed: 1
@@ -20,7 +20,9 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 SOAK_KERNELS=${SOAK_KERNELS:-series=$BUILT_KERNEL:1000000 debug=$DEBUG_KERNEL:100000}
-FILESYSTEMS=${FILESYSTEMS:-ext4 xfs ext2 minix exfat}
+plugins=("$REPO_DIR"/guest/tests/fs/*.sh)
+plugins=("${plugins[@]##*/}")
+FILESYSTEMS=${FILESYSTEMS:-${plugins[*]%.sh}}
 RUNS=${RUNS:-20} INSTANCES=${INSTANCES:-2} FIRST_SEED=${FIRST_SEED:-1}
 NAME=${NAME:-soak}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||

@@ -161,6 +161,14 @@ fs_load() {
 	FS_MNT=/mnt/$FS_TYPE
 }
 
+# filesystems: the filesystems tests/fs has a plug-in for, by name: adding
+# a plug-in adds the filesystem to every test that runs on them all.
+filesystems() {
+	for plugin in ./fs/*.sh; do
+		basename "$plugin" .sh
+	done
+}
+
 # fs_unusable: why the loaded filesystem cannot be tested here, or nothing.
 fs_unusable() {
 	if ! grep -qw "$FS_TYPE" /proc/filesystems; then

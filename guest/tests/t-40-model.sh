@@ -16,7 +16,7 @@
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
 
-FILESYSTEMS="ext4 xfs ext2 minix exfat"
+FILESYSTEMS=$(filesystems)
 # Operations per instance and run: both whole files are compared every 250
 # of them, and after the unmount and mount at every third of the run.
 MODEL_OPS=1500
@@ -34,7 +34,7 @@ model_run() {
 		pass "$label"
 	else
 		cat /tmp/model.out
-		for f in $log*; do
+		for f in "$log"*; do
 			echo "--- $f (last 20 lines)"
 			tail -n 20 "$f"
 		done

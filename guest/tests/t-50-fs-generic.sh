@@ -20,7 +20,7 @@
 
 SEED=0x3171
 MB=1048576
-FILESYSTEMS="ext4 xfs ext2 minix exfat"
+FILESYSTEMS=$(filesystems)
 
 # down N, up N: N rounded down, up to a multiple of the block size.
 down() {
