@@ -120,21 +120,30 @@ patch_names() {
 	PATCH_DIR=$1 series_patches
 }
 
+# patch_list DIR: the same, each with the hash of its file, so that a patch
+# changed under the same name is not taken for the one the tree holds.
+patch_list() {
+	local p
+	for p in $(patch_names "$1"); do
+		echo "$p $(sha256sum <"$1/$p" | cut -c1-16)"
+	done
+}
+
 # extend DIR: when the ladder's tree holds a prefix of DIR's series, apply
 # only the patches past it (prepare-tree.sh would start again from the
 # baseline and touch every file the series changes, include/linux/fs.h
 # among them, so make would rebuild nearly everything); fails otherwise.
 extend() {
-	local dir=$1 applied=$ladder/linux/.ladder-applied have p
+	local dir=$1 applied=$ladder/linux/.ladder-applied have p sum
 	[ -f "$applied" ] && [ -f "$ladder/linux/.series-applied" ] || return 1
 	have=$(wc -l <"$applied")
-	[ "$(patch_names "$dir" | head -n "$have")" = "$(cat "$applied")" ] ||
+	[ "$(patch_list "$dir" | head -n "$have")" = "$(cat "$applied")" ] ||
 		return 1
-	for p in $(patch_names "$dir" | tail -n +"$((have + 1))"); do
+	while read -r p sum; do
 		git -C "$ladder/linux" "${GIT_ID[@]}" am -q --keep-cr "$dir/$p" ||
 			{ git -C "$ladder/linux" am --abort; return 1; }
-		echo "$p" >>"$applied"
-	done
+		echo "$p $sum" >>"$applied"
+	done < <(patch_list "$dir" | tail -n +"$((have + 1))")
 	PATCH_DIR=$dir series_hash >"$ladder/linux/.series-applied"
 	log "ladder: extended the tree to $(wc -l <"$applied") patches"
 }
@@ -150,7 +159,7 @@ build() {
 	start=$(date +%s)
 	extend "$dir" || {
 		PATCH_DIR=$dir IOMAP_CACHE=$ladder "$REPO_DIR/host/prepare-tree.sh"
-		patch_names "$dir" >"$ladder/linux/.ladder-applied"
+		patch_list "$dir" >"$ladder/linux/.ladder-applied"
 	}
 	ccache_log=$kernels/bzImage-$hash.ccache-log
 	rm -f "$ccache_log"
