@@ -121,6 +121,12 @@ for fs in ext4 xfs; do
 			hits "$on $e unaligned length is EINVAL" 0 \
 				dio-check read $f 4096 100 "$e" errno:EINVAL
 		done
+		# 16 KiB into a buffer 512 bytes into a page span five pages:
+		# a synchronous read (preadv2) still builds its bio on the stack.
+		hits_matching "on_stack 1" \
+			"$on 16k reads into five pages with the bio on the stack: 4 of 4" \
+			"$(expect_hits 4)" \
+			dio-check read $f 16384 16384 nowait512 pattern:$SEED 4
 		hits "$on buffered reads do not take it" 0 \
 			dio-check read $f 8192 4096 buffered pattern:$SEED 8
 		hits "$on 4k O_DIRECT writes do not take it" 0 \
