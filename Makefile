@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := host
 
 .PHONY: all deps tree kernel kernel-debug initramfs settings bench-settings test bench \
-	ladder check stack-check bisect-check am-check export dev-tree bench-seq soak \
+	ladder check stack-check bisect-check am-check export dev-tree bench-seq bench-db soak \
 	shell clean
 
 all: test
@@ -47,6 +47,11 @@ bench: bench-settings kernel initramfs
 # Sequential buffered throughput (exfat): SEQ_KERNELS="stock=... series=...".
 bench-seq: kernel initramfs
 	@$(SCRIPTS)/run-seq-bench.sh
+
+# MariaDB and sysbench, the host's own, in the guest: DB_KERNELS="stock=... series=...".
+bench-db: kernel initramfs
+	@$(SCRIPTS)/install-deps.sh db
+	@$(SCRIPTS)/run-db-bench.sh
 
 # The model tester over many seeds, on the lean and the debug kernel.
 soak: kernel kernel-debug initramfs

@@ -2,7 +2,7 @@
 # Boot the guest kernel in QEMU with emulated NVMe disks and run one job
 # inside it (the test suite or a bench), console on stdout and in a log.
 #
-#   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq, soak or shell
+#   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq, db, soak or shell
 #
 # Environment:
 #   IOMAP_ACCEL    auto (default: KVM if a probe boot shows kernel output,
@@ -11,6 +11,8 @@
 #   BOOT_TIMEOUT   seconds before a hung guest is killed (host/common.sh)
 #   GUEST_APPEND   extra kernel command line
 #   GUEST_SHARE    host directory mounted in the guest as tag "out" (9p)
+#   GUEST_HOSTROOT 1: the host's root, read-only, as tag "hostroot" (9p), so
+#                  that the guest can run the host's installed programs
 #   KERNEL_IMAGE   bzImage to boot (default: the one make kernel built)
 #   QEMU_PLUGIN    a TCG plugin and its arguments, as -plugin takes them
 #   GUEST_CLOCK    realtime (default) or icount: single-threaded TCG with
@@ -24,7 +26,7 @@ set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
 
-run=${1:?usage: host/boot.sh test|bench|seq|soak|shell [logname]}
+run=${1:?usage: host/boot.sh test|bench|seq|db|soak|shell [logname]}
 logname=${2:-$run}
 kernel=$KERNEL_IMAGE
 initrd=$CACHE_DIR/initramfs.cpio.gz
@@ -59,6 +61,9 @@ if [ -n "${QEMU_PLUGIN:-}" ]; then
 fi
 if [ -n "${GUEST_SHARE:-}" ]; then
 	qemu_args+=(-virtfs "local,path=$GUEST_SHARE,mount_tag=out,security_model=none")
+fi
+if [ "${GUEST_HOSTROOT:-0}" = 1 ]; then
+	qemu_args+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
 fi
 
 kvm_args=(-accel kvm -cpu "host,-arch-capabilities")

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Install, with apt-get, every host package the harness needs.
+# Install, with apt-get, every host package the harness needs; with "db",
+# those of the database bench (host/run-db-bench.sh), which the guest runs
+# from the host's root.
 # Idempotent: prints nothing and touches nothing when all are present.
 set -euo pipefail
 
-packages=(
-	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
-	dwarves cpio xz-utils ccache git rsync kmod
-	qemu-system-x86 qemu-utils fio liburing-dev libaio-dev linux-perf
-	nvme-cli busybox-static xfsprogs e2fsprogs util-linux exfatprogs
-	gnuplot-nox python3
-)
+case "${1:-}" in
+"")
+	packages=(
+		linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
+		dwarves cpio xz-utils ccache git rsync kmod
+		qemu-system-x86 qemu-utils fio liburing-dev libaio-dev linux-perf
+		nvme-cli busybox-static xfsprogs e2fsprogs util-linux exfatprogs
+		gnuplot-nox python3
+	)
+	;;
+db) packages=(mariadb-server mariadb-client sysbench) ;;
+*)
+	echo "usage: host/install-deps.sh [db]" >&2
+	exit 1
+	;;
+esac
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -29,5 +40,14 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# No service the packages bring is started on the host: the database
+# bench starts its server in the guest. policy-rc.d is Debian's switch for
+# that; one the host already has is left alone.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e $policy ]; then
+	printf '#!/bin/sh\nexit 101\n' >$policy
+	chmod +x $policy
+	trap 'rm -f $policy' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
