@@ -13,11 +13,14 @@ counts.
 
 The guest has one vCPU under QEMU icount, so guest time is that vCPU's
 instructions (1 ns each) plus the time the clock jumped over while it was
-idle. Instructions of a run = sysbench's total time, per query and per
-transaction by sysbench's own counts; that holds while the vCPU does not
-idle during the run, which the busy time of the /proc/stat window around
-it shows (busy_s against guest_s: the window also holds sysbench's start,
-whose reads of its files over 9p are the window's idle time). RESULTS gets runs.csv (one row a run), summary.md and
+idle. The /proc/stat window around a run also holds sysbench's start,
+busy for a few hundredths of a second and idle while it reads its files
+over 9p. So a run whose busy time in the window reaches its length did
+not idle, and its instructions are its length; one whose busy time falls
+short idled inside the run, and its instructions are that busy time (to
+within the start's few hundredths). Instructions of a run = the smaller
+of its length (sysbench's total time) and its busy time, per query and
+per transaction by sysbench's own counts. RESULTS gets runs.csv (one row a run), summary.md and
 metadata.txt. Standard library only.
 """
 import re
@@ -62,7 +65,7 @@ def runs_of(label_dir):
             workload, setting, rnd = m.group(1), m.group(2), int(m.group(3))
             txns, queries, total = sysbench_counts(path.read_text())
             busy, idle = busy_idle_seconds(path.with_suffix(".stat"))
-            instr = total * 1e9
+            instr = min(total, busy) * 1e9
             kernel = label_dir.name
             if setting != "stock":
                 kernel += f" simple_read={setting}"
@@ -131,11 +134,11 @@ def main():
            f"(server, client, kernel), one vCPU under QEMU icount: median "
            f"of {conf['ROUNDS']} runs of {conf['RUN_SECONDS']} guest "
            "seconds each, spread = (max - min) / median; change against "
-           "the first kernel. A run's instructions are its guest time, "
-           "which holds while the vCPU never idles in it: busy s, the "
-           "busy time /proc/stat counts in a window around the run (its "
-           "start and exit included), is to match run s. Instructions, "
-           "not cycles: cache misses do not show.\n",
+           "the first kernel. A run's instructions are the smaller of "
+           "its length (run s) and the busy time /proc/stat counts in a "
+           "window around it (busy s, sysbench's start included): a run "
+           "whose busy time falls short of its length idled inside it. "
+           "Instructions, not cycles: cache misses do not show.\n",
            "| fs | workload | kernel | instr/query | spread | change "
            "| instr/txn | spread | change | run s | busy s |",
            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: "
