@@ -132,22 +132,22 @@ def main():
            f"over a unix socket; the data on memory-backed null_blk. "
            f"Guest instructions per query and per transaction, whole guest "
            f"(server, client, kernel), one vCPU under QEMU icount: median "
-           f"of {conf['ROUNDS']} runs of {conf['RUN_SECONDS']} guest "
+           f"of the runs (up to {conf['ROUNDS']}) of {conf['RUN_SECONDS']} guest "
            "seconds each, spread = (max - min) / median; change against "
            "the first kernel. A run's instructions are the smaller of "
            "its length (run s) and the busy time /proc/stat counts in a "
            "window around it (busy s, sysbench's start included): a run "
            "whose busy time falls short of its length idled inside it. "
            "Instructions, not cycles: cache misses do not show.\n",
-           "| fs | workload | kernel | instr/query | spread | change "
+           "| fs | workload | kernel | runs | instr/query | spread | change "
            "| instr/txn | spread | change | run s | busy s |",
            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: "
-           "| ---: | ---: |"]
+           "| ---: | ---: | ---: |"]
     for (fs, workload) in sorted(cells):
         cell = cells[(fs, workload)]
         ref = None
         for kernel, runs in cell.items():
-            line = f"| {fs} | {workload} | {kernel} |"
+            line = f"| {fs} | {workload} | {kernel} | {len(runs)} |"
             meds = []
             for key in ("instr_per_query", "instr_per_txn"):
                 v = [float(r[key]) for r in runs]
