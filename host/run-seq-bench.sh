@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make bench-seq: buffered sequential write and read throughput of a
-# filesystem on null_blk, in guest time under QEMU icount (so in guest
+# filesystem (exfat or minix) on null_blk, in guest time under QEMU icount (so in guest
 # instructions: deterministic), for each kernel named, one boot each
 # (guest/bench/seq-guest.sh), into results/<date>-NAME/ (host/report/seq.py).
 #
 # Settings (environment or make variables):
 #   SEQ_KERNELS "LABEL=BZIMAGE ..." (default: series=the built kernel);
 #               e.g. "stock=... series=..." for a before/after table
-#   FS          exfat (default; the only one set up)
+#   FS          exfat (default) or minix (v3, 1 KiB blocks)
 #   CLUSTER     exfat cluster size: 4k
 #   FILE_MB     data written and read per run, split over the jobs: 256
 #   BS          fio block size: 64k
@@ -26,7 +26,12 @@ BS=${BS:-64k} WRITERS=${WRITERS:-1 4} ROUNDS=${ROUNDS:-2} NAME=${NAME:-seq}
 PROFILE=${PROFILE:-0}
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
 	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
-[ "$FS" = exfat ] || die "FS: only exfat is set up, not '$FS'"
+# The device's sectors are no larger than the filesystem's blocks.
+case "$FS" in
+exfat) sector=4096 ;;
+minix) sector=1024 ;;
+*) die "FS: exfat or minix, not '$FS'" ;;
+esac
 [[ $FILE_MB =~ ^[1-9][0-9]*$ ]] || die "FILE_MB must be a whole number"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number"
 for writers in $WRITERS; do
@@ -40,7 +45,7 @@ results=$REPO_DIR/results/$(date +%F)-$NAME
 nullb_gb=$(((2 * FILE_MB + 1023) / 1024))
 export GUEST_APPEND="${GUEST_APPEND:-} null_blk.nr_devices=1 \
 null_blk.queue_mode=2 null_blk.memory_backed=1 null_blk.gb=$nullb_gb \
-null_blk.bs=4096 null_blk.irqmode=0"
+null_blk.bs=$sector null_blk.irqmode=0"
 export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G} GUEST_CLOCK=icount
 # About two host minutes per 256 MiB written and read, and 20 to spare.
 export BOOT_TIMEOUT=$((1200 + 120 * ROUNDS * $(wc -w <<<"$WRITERS") * FILE_MB / 256))

@@ -23,8 +23,9 @@ error() {
 
 case "$FS" in
 exfat) mkfs="mkfs.exfat -c $CLUSTER" ;;
+minix) mkfs="mkfs.minix -3" ;;
 *)
-	error "FS=$FS: only exfat is set up"
+	error "FS=$FS: only exfat and minix are set up"
 	exit 1
 	;;
 esac
@@ -60,11 +61,12 @@ seq_run() {
 for njobs in $WRITERS; do
 	round=1
 	while [ "$round" -le "$ROUNDS" ]; do
-		echo "[seq] $FS cluster=$CLUSTER jobs=$njobs round=$round"
+		echo "[seq] $mkfs: jobs=$njobs round=$round"
 		seq_run write "$njobs" "$round"
 		sync
-		# How the writers' files were laid out: exfat has no FIEMAP,
-		# so filefrag maps each block with FIBMAP (on every kernel).
+		# How the writers' files were laid out: exfat and minix have
+		# no FIEMAP, so filefrag maps each block with FIBMAP (on every
+		# kernel).
 		filefrag $MNT/seq.* >"$OUT/frag/j$njobs-r$round.txt" 2>&1
 		echo 3 >/proc/sys/vm/drop_caches
 		seq_run read "$njobs" "$round"

@@ -19,6 +19,9 @@ import re
 
 from report import kernel_runs, med, read_conf, write_kernel_metadata
 
+# What host/run-seq-bench.sh makes of each FS it takes.
+FS_SHAPE = {"exfat": "exfat ({CLUSTER} clusters)",
+            "minix": "minix v3 (1 KiB blocks)"}
 RUN = re.compile(r"(write|read)-j(\d+)-r(\d+)\.json$")
 
 
@@ -54,8 +57,9 @@ def layout_table(labels, conf):
                 cells.setdefault((jobs, p.name), []).extend(counts)
     if not cells:
         return []
-    out = ["", "The written files' extents (filefrag; exfat has no FIEMAP, "
-           "so it maps block by block with FIBMAP, alike on every kernel): "
+    out = ["", "The written files' extents (filefrag; exfat and minix have "
+           "no FIEMAP, so it maps block by block with FIBMAP, alike on "
+           "every kernel): "
            "median, min and max over the files of every round, and MiB "
            "per extent at the median.", "",
            "| jobs | kernel | MiB per file | extents per file (median, "
@@ -79,7 +83,7 @@ def main():
             float(r["instr_per_mib"]))
     names = [p.name for p in labels]
     out = [f"# Sequential buffered throughput: {results.name}\n",
-           f"{conf['FS']} ({conf.get('CLUSTER', '')} clusters) on "
+           f"{FS_SHAPE[conf['FS']].format(**conf)} on "
            "memory-backed null_blk, QEMU icount (guest time = guest "
            "instructions of every vCPU, idle skipped), fio psync "
            f"{conf['BS']} sequential {conf['FILE_MB']} MiB in all split "
