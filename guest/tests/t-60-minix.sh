@@ -2,7 +2,9 @@
 # What is particular to minix on iomap, for each of minix v1, v2 and v3
 # (tests/fs/minix.sh; t-50-fs-generic.sh runs the generic checks on them):
 # a write fault into a hole links a block that is already zero on disk,
-# and directories spanning more blocks than the direct ones, renames and
+# new blocks are zeroed on disk only inside i_size and a run at a time, an
+# O_DSYNC write that falls back to the page cache part way syncs each part
+# once, and directories spanning more blocks than the direct ones, renames and
 # symlinks, which stay on buffer heads, checked after fsck and a remount
 # and again once emptied. Each check compares data, listings or counts,
 # not just exit codes.
@@ -40,6 +42,74 @@ fault_window() {
 		 dio-check read $fh 16 1008 buffered zero"
 }
 
+# device_writes: the write requests the test disk has completed.
+device_writes() {
+	awk '{ print $5 }' "/sys/class/block/${FS_DEV##*/}/stat"
+}
+
+# writes_during COMMAND...: run COMMAND and print how many write requests
+# reached the test disk meanwhile (run with writeback held off).
+writes_during() {
+	sync
+	before=$(device_writes)
+	"$@" || return
+	echo $(($(device_writes) - before))
+}
+
+# zeroing LABEL: blocks appended at or beyond i_size are not zeroed on disk,
+# since no reader can see them before they are written: 1 KiB appends write
+# nothing before writeback.  Filling a hole inside i_size zeroes the new
+# blocks first, a run per array of block pointers, one request each: 7
+# direct blocks and 57 through the first indirect block for 64 KiB.
+zeroing() {
+	w=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+	echo 0 >/proc/sys/vm/dirty_writeback_centisecs
+	# Creating a file writes to the disk, so the files exist beforehand.
+	a=$FS_MNT/appends
+	: >"$a"
+	check_eq "$1 1 KiB appends write nothing before writeback" \
+		"$(writes_during xfs_io -c "pwrite -q -b 1k 0 16k" "$a")" 0
+	h=$FS_MNT/hole-fill
+	xfs_io -f -c "truncate 64k" "$h"
+	check_eq "$1 filling a 64 KiB hole zeroes two runs" \
+		"$(writes_during xfs_io -c "pwrite -q -b 64k 0 64k" "$h")" 2
+	echo "$w" >/proc/sys/vm/dirty_writeback_centisecs
+	drop_caches
+	check "$1 appends reach the disk" dio-check read "$a" 0 16384 buffered \
+		byte:0xcd
+	check "$1 filled hole reaches the disk" dio-check read "$h" 0 65536 \
+		buffered byte:0xcd
+	rm -f "$a" "$h"
+}
+
+# dsync_fallback LABEL: an O_DSYNC O_DIRECT write over blocks, then a hole
+# inside i_size and on past it writes the blocks directly and the rest
+# through the page cache.  As the write extends the file, iomap_dio_rw()
+# syncs the first part rather than write it through, and the write the
+# second, so fsync is asked for each byte once (a kprobe on
+# minix_file_fsync() adds up the ranges).  xfs_io passes RWF_DSYNC only to
+# vectored writes (-V).
+dsync_fallback() {
+	f=$FS_MNT/dsync
+	xfs_io -f -c "pwrite -q 0 4k" -c "truncate 6k" -c fsync "$f"
+	echo 'p:minix_fsync minix_file_fsync start=%si:s64 end=%dx:s64' \
+		>>$TRACING/kprobe_events
+	echo 1 >$TRACING/events/kprobes/minix_fsync/enable
+	trace_start
+	xfs_io -d -c "pwrite -V 1 -D -b 8k -q -S 0x3c 0 8k" "$f"
+	echo 0 >$TRACING/tracing_on
+	synced=$(sed -n 's/.* minix_fsync: .* start=\([0-9]*\) end=\([0-9]*\)$/\1 \2/p' \
+		$TRACING/trace | awk '{ n += $2 - $1 + 1 } END { print n + 0 }')
+	echo 0 >$TRACING/events/kprobes/minix_fsync/enable
+	echo '-:minix_fsync' >>$TRACING/kprobe_events
+	check_eq "$1 O_DSYNC write falling back part way syncs each byte once" \
+		"$synced bytes" "8192 bytes"
+	drop_caches
+	check "$1 O_DSYNC write falling back part way" dio-check read "$f" 0 \
+		8192 buffered byte:0x3c
+	rm -f "$f"
+}
+
 # directories LABEL: a directory spanning more blocks than the direct
 # ones, renames within it and into a subdirectory, and a symlink.
 directories() {
@@ -75,6 +145,8 @@ for v in $FS_VARIANTS; do
 	mnt=$FS_MNT
 	fs_mkfs_mount "$fs" "$v" || continue
 	fault_window "$fs"
+	zeroing "$fs"
+	dsync_fallback "$fs"
 	directories "$fs"
 
 	# Everything survives an unmount, fsck and a fresh mount.
