@@ -147,10 +147,11 @@ traced() {
 	simple_read_events 1
 	trace_start
 	sb "$2" run --time="$RUN_SECONDS" >"$OUT/$1/$2-$3-traced.txt" 2>&1
-	begun=$(trace_stop_count "" iomap_dio_rw_begin)
 	# iocb flags in the line tell writes from reads.
-	writes=$(grep -c "iomap_dio_rw_begin:.*WRITE" $TRACING/trace)
-	served=$(grep -c "iomap_dio_simple_read:" $TRACING/trace)
+	read -r begun writes served <<EOF
+$(trace_stop_tally iomap_dio_rw_begin: iomap_dio_rw_begin:.*WRITE \
+		iomap_dio_simple_read:)
+EOF
 	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' \
 		$TRACING/per_cpu/cpu*/stats)
 	echo "$1 $2 simple_read=$3 direct_reads=$((begun - writes))" \
