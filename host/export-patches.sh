@@ -7,7 +7,8 @@
 # numbered, and a cover letter: the subject and text come from the folder's
 # previous cover letter (the one place they are written), the shortlog,
 # diffstat and base-commit (with the earlier topics as prerequisite patch
-# ids) from git.
+# ids) from git, and its To: (maintainers) and Cc: (reviewers and lists)
+# from the tree's scripts/get_maintainer.pl over the topic's patches.
 #
 #   host/export-patches.sh [TREE]
 set -euo pipefail
@@ -25,6 +26,35 @@ cover_text() {
 	awk 'body && /^[^ ].* \([0-9]+\):$/ { exit }
 		body { print }
 		!body && /^$/ { body = 1 }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+# header NAME LINES: a "NAME: a, b" header of the lines, folded like git's,
+# or nothing when there are none.
+header() {
+	[ -n "$2" ] || return 0
+	awk -v name="$1" '
+		{ line[NR] = $0 }
+		END {
+			for (i = 1; i <= NR; i++)
+				printf "%s%s%s\n", i == 1 ? name ": " : " ",
+					line[i], i < NR ? "," : ""
+		}' <<<"$2"
+}
+
+# recipients PATCH...: the To: (maintainers) and Cc: (reviewers and lists,
+# less whoever is in To:) headers for the patches, from the tree's
+# scripts/get_maintainer.pl.
+recipients() {
+	local to cc
+	to=$(get_maintainer --no-l --no-r "$@")
+	cc=$(get_maintainer --no-m "$@" | grep -vxF -f <(echo "$to") || true)
+	header To "$to"
+	header Cc "$cc"
+}
+
+get_maintainer() {
+	(cd "$tree" && ./scripts/get_maintainer.pl --no-rolestats --no-git \
+		--no-git-fallback "$@")
 }
 
 base=baseline
@@ -49,8 +79,18 @@ for topic in "${topics[@]}"; do
 	# The cover letter takes the date of the topic's last commit, so that
 	# exporting an unchanged topic changes nothing.
 	date=$(git -C "$tree" log -1 --format=%aD "$branch")
-	awk -v text="$text" -v date="$date" '
+	patches=()
+	for patch in "$out"/*.patch; do
+		[ "${patch##*/}" = 0000-cover-letter.patch ] || patches+=("$patch")
+	done
+	to=$(mktemp)
+	recipients "${patches[@]}" >"$to"
+	awk -v text="$text" -v date="$date" -v to="$to" '
 		/^Date: / && !dated { print "Date: " date; dated = 1; next }
+		/^Subject: / && !addressed {
+			while ((getline line <to) > 0) print line
+			addressed = 1
+		}
 		/\*\*\* SUBJECT HERE \*\*\*/ {
 			getline subject <text
 			sub(/\*\*\* SUBJECT HERE \*\*\*/, subject)
@@ -61,7 +101,7 @@ for topic in "${topics[@]}"; do
 		}
 		{ print }' "$out/0000-cover-letter.patch" >"$out/cover.tmp"
 	mv "$out/cover.tmp" "$out/0000-cover-letter.patch"
-	rm -f "$text" "$dir"/*.patch
+	rm -f "$text" "$to" "$dir"/*.patch
 	mv "$out"/*.patch "$dir/"
 	rmdir "$out"
 	n=$(git -C "$tree" rev-list --count "$base..$branch")
