@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make bench-seq: buffered sequential write and read throughput of a
-# filesystem (exfat or minix) on null_blk, in guest time under QEMU icount (so in guest
-# instructions: deterministic), for each kernel named, one boot each
-# (guest/bench/seq-guest.sh), into results/<date>-NAME/ (host/report/seq.py).
+# filesystem (exfat or minix) on null_blk, in guest time under QEMU icount
+# (so in guest instructions: deterministic), for each kernel named, one
+# boot each (guest/bench/seq-guest.sh), into results/<date>-NAME/
+# (host/report/seq.py).
 #
 # Settings (environment or make variables):
 #   SEQ_KERNELS "LABEL=BZIMAGE ..." (default: series=the built kernel);

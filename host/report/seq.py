@@ -19,9 +19,6 @@ import re
 
 from report import kernel_runs, med, read_conf, write_kernel_metadata
 
-# What host/run-seq-bench.sh makes of each FS it takes.
-FS_SHAPE = {"exfat": "exfat ({CLUSTER} clusters)",
-            "minix": "minix v3 (1 KiB blocks)"}
 RUN = re.compile(r"(write|read)-j(\d+)-r(\d+)\.json$")
 
 
@@ -76,6 +73,8 @@ def main():
     _, results, labels, rows = kernel_runs(__doc__.strip(), runs_of)
 
     conf = read_conf(labels[0] / "seq.conf")
+    # The filesystem as the guest made it, in its own words.
+    mkfs = read_conf(labels[0] / "guest-meta.txt")["mkfs"]
     cells = {}
     for r in rows:
         key = (r["rw"], r["jobs"])
@@ -83,7 +82,7 @@ def main():
             float(r["instr_per_mib"]))
     names = [p.name for p in labels]
     out = [f"# Sequential buffered throughput: {results.name}\n",
-           f"{FS_SHAPE[conf['FS']].format(**conf)} on "
+           f"{conf['FS']} (`{mkfs}`) on "
            "memory-backed null_blk, QEMU icount (guest time = guest "
            "instructions of every vCPU, idle skipped), fio psync "
            f"{conf['BS']} sequential {conf['FILE_MB']} MiB in all split "
