@@ -3,12 +3,16 @@
 # (default: the dev worktree in the cache). Each topic patches/series names
 # is a branch topic/NAME there, on top of the topic before it (the first on
 # the baseline tag); `git rebase --update-refs` keeps the branches on their
-# commits when the series is rebased. A topic's folder gets its patches,
-# numbered, and a cover letter: the subject and text come from the folder's
-# previous cover letter (the one place they are written), the shortlog,
-# diffstat and base-commit (with the earlier topics as prerequisite patch
-# ids) from git, and its To: (maintainers) and Cc: (reviewers and lists)
-# from the tree's scripts/get_maintainer.pl over the topic's patches.
+# commits when the series is rebased. A topic is exported as it would be
+# sent: on the topics it depends on only (its commits are picked onto the
+# last of them, or the baseline, where that is not the topic before it),
+# so that its base-commit and prerequisite patch ids name what it needs and
+# nothing else. Its folder gets its patches, numbered, and a cover letter:
+# the subject and text come from the folder's previous cover letter (the
+# one place they are written), the shortlog, diffstat, base-commit and
+# prerequisite patch ids from git, and its To: (maintainers) and Cc:
+# (reviewers and lists) from the tree's scripts/get_maintainer.pl over the
+# topic's patches.
 #
 #   host/export-patches.sh [TREE]
 set -euo pipefail
@@ -57,6 +61,40 @@ get_maintainer() {
 		--no-git-fallback "$@")
 }
 
+# dep_base TOPIC: the branch TOPIC is sent on top of: the last topic it
+# depends on, or the baseline. Its dependencies must be every topic before
+# that one, so that the branch holds them and nothing else.
+dep_base() {
+	local deps before
+	mapfile -t deps < <(topic_deps "$1")
+	[ ${#deps[@]} -gt 0 ] || {
+		echo baseline
+		return
+	}
+	before=$(series_topics | sed "/^${deps[-1]}\$/q")
+	[ "$before" = "$(printf '%s\n' "${deps[@]}")" ] ||
+		die "patches/series: $1 depends on ${deps[*]}, not on every topic up to ${deps[-1]}"
+	echo "topic/${deps[-1]}"
+}
+
+# sendable TOPIC PREVIOUS: a revision range of the topic's commits on
+# top of what it depends on: in the tree itself when that is the topic
+# before it, else picked onto it in a scratch worktree ($scratch).
+sendable() {
+	local base
+	base=$(dep_base "$1")
+	if [ "$(git -C "$tree" rev-parse "$base")" = "$(git -C "$tree" rev-parse "$2")" ]; then
+		echo "$2..topic/$1"
+		return
+	fi
+	git -C "$tree" worktree add -q --detach "$scratch" "$base"
+	git -C "$scratch" cherry-pick --cleanup=verbatim "$2..topic/$1" >/dev/null ||
+		die "topic $1 does not apply on $base alone: fix patches/series"
+	echo "$base..$(git -C "$scratch" rev-parse HEAD)"
+}
+
+scratch=$(mktemp -d -u)
+trap 'git -C "$tree" worktree remove -f "$scratch" 2>/dev/null || true' EXIT
 base=baseline
 total=0
 mapfile -t topics < <(series_topics)
@@ -66,6 +104,7 @@ for topic in "${topics[@]}"; do
 		die "$tree has no branch $branch"
 	git -C "$tree" merge-base --is-ancestor "$base" "$branch" ||
 		die "$branch is not on top of $base"
+	range=$(sendable "$topic" "$base")
 	[ -f "$dir/0000-cover-letter.patch" ] ||
 		die "$dir/0000-cover-letter.patch: write the topic's cover letter first"
 	text=$(mktemp)
@@ -75,7 +114,7 @@ for topic in "${topics[@]}"; do
 	GIT_COMMITTER_NAME=$(git -C "$tree" log -1 --format=%an "$branch") \
 		GIT_COMMITTER_EMAIL=$(git -C "$tree" log -1 --format=%ae "$branch") \
 		git -C "$tree" format-patch -q --no-signature --zero-commit \
-		--numbered --cover-letter --base=baseline -o "$out" "$base..$branch"
+		--numbered --cover-letter --base=baseline -o "$out" "$range"
 	# The cover letter takes the date of the topic's last commit, so that
 	# exporting an unchanged topic changes nothing.
 	date=$(git -C "$tree" log -1 --format=%aD "$branch")
@@ -104,6 +143,7 @@ for topic in "${topics[@]}"; do
 	rm -f "$text" "$to" "$dir"/*.patch
 	mv "$out"/*.patch "$dir/"
 	rmdir "$out"
+	git -C "$tree" worktree remove -f "$scratch" 2>/dev/null || true
 	n=$(git -C "$tree" rev-list --count "$base..$branch")
 	log "exported $topic: $n patches and its cover letter"
 	total=$((total + n))
