@@ -132,11 +132,13 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #   FS_TOOLS     the programs its hooks run
 # and may set
 #   FS_ENGINES   the O_DIRECT engines it serves (default: DIO_ENGINES)
-#   FS_CANNOT    what it cannot do: seek_hole (SEEK_HOLE and SEEK_DATA see
-#                no holes), sparse (no holes: every block up to i_size is
-#                allocated), simple_multi_block (O_DIRECT reads of more
-#                than one block may stop early: IOMAP_DIO_PARTIAL keeps them
-#                off the simple read path)
+#   FS_CANNOT    what it cannot do, which changes what checks expect:
+#                sparse (no holes: every block up to i_size is allocated),
+#                simple_multi_block (O_DIRECT reads of more than one block
+#                may stop early: IOMAP_DIO_PARTIAL keeps them off the simple
+#                read path)
+#   FS_SKIP_CHECKS  the generic checks of t-50-fs-generic.sh it skips, one
+#                per line as "NAME: reason" (the reason the result gives)
 #   FS_FIO_BS    the block size of the fio verify run (default: FS_BLOCK)
 #   FS_DEV       the device it is made on (default: TEST_DEV)
 # and defines fs_label VARIANT (the name its checks carry), fs_mkfs VARIANT
@@ -149,6 +151,8 @@ fs_load() {
 	# shellcheck disable=SC2034 # read by the tests
 	FS_ENGINES=$DIO_ENGINES
 	FS_CANNOT=
+	# shellcheck disable=SC2034 # read by t-50-fs-generic.sh
+	FS_SKIP_CHECKS=
 	# shellcheck disable=SC2034 # read by the tests
 	FS_FIO_BS=
 	FS_DEV=$TEST_DEV

@@ -13,7 +13,9 @@
 # write raced by readers; a fio verify run; fsck; and every file again
 # after a remount. Blocks freed just before hold a pattern, so stale
 # data showing through is caught. Each check compares data, sizes,
-# offsets or counts, not just exit codes.
+# offsets or counts, not just exit codes. The checks are grouped in named
+# generic checks (GENERIC_CHECKS below) that a filesystem can skip, with
+# its reason.
 # time-limit: 2700
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
@@ -58,16 +60,28 @@ cut_checks() {
 		dio-check read "$2" 0 "$blk" psync pattern:$SEED
 }
 
-# generic_checks LABEL: everything above, on the filesystem mounted on
-# FS_MNT, which it leaves unmounted.
-generic_checks() {
-	L=$1
-	mnt=$FS_MNT
-	B=$FS_BLOCK
-	# What a fresh filesystem holds already (ext2 and ext4: lost+found).
-	fresh_entries=$(entries "$mnt")
+# The generic checks, in the order they run: each is a function gc_NAME
+# that works on files of its own on the filesystem mounted on FS_MNT,
+# names with keep the ones the remount at the end must find intact, and
+# registers with after_remount what else it checks then. A filesystem
+# skips a check it cannot pass by naming it, with the reason, in
+# FS_SKIP_CHECKS (tests/lib.sh).
+GENERIC_CHECKS="buffered direct_reads grown_file seek_holes simple_hits
+	append truncate hole_truncate sparse direct_writes mmap mapped_stores
+	write_race fio_verify"
 
-	# Create, write and read back through the page cache and from disk.
+# keep FILE...: files of FS_MNT to compare after the remount.
+keep() {
+	kept="$kept $*"
+}
+
+# after_remount FUNCTION: run FUNCTION after the remount.
+after_remount() {
+	remount_hooks="$remount_hooks $1"
+}
+
+# Create, write and read back through the page cache and from disk.
+gc_buffered() {
 	f=$mnt/file
 	check "$L buffered write" dio-check fill "$f" 0 $MB $SEED
 	check_eq "$L file size" "$(stat -c %s "$f")" $MB
@@ -76,42 +90,56 @@ generic_checks() {
 	drop_caches
 	check "$L buffered read from disk" \
 		dio-check read "$f" 0 $MB buffered pattern:$SEED
+	keep file
+	after_remount gc_buffered_remount
+}
+gc_buffered_remount() {
+	check "$L pattern intact after remount (direct)" \
+		dio-check read "$mnt/file" 0 $MB psync pattern:$SEED
+}
 
-	# O_DIRECT reads see buffered writes still in the page cache.
+# O_DIRECT reads see buffered writes still in the page cache; then reads
+# of one block near the start, at 100 KiB and at 1022 KiB (minix: a
+# direct, an indirect and a double indirect block), of several blocks,
+# misaligned, and across and at EOF.
+gc_direct_reads() {
 	check "$L buffered write, no sync" \
 		dio-check fill "$mnt/fresh" 0 8192 $SEED
 	check "$L direct read of unsynced buffered data" \
 		dio-check read "$mnt/fresh" 0 8192 psync pattern:$SEED
 	rm -f "$mnt/fresh"
-
-	# O_DIRECT reads of one block near the start, at 100 KiB and at
-	# 1022 KiB (minix: a direct, an indirect and a double indirect
-	# block), of several blocks, misaligned, and across and at EOF.
+	r=$mnt/dread
+	dio-check fill "$r" 0 $MB $SEED
+	drop_caches
 	for e in $FS_ENGINES; do
 		check "$L $e one-block direct read at 3 KiB" \
-			dio-check read "$f" "$(down 3072)" "$B" "$e" pattern:$SEED 4
+			dio-check read "$r" "$(down 3072)" "$B" "$e" pattern:$SEED 4
 		check "$L $e one-block direct read at 100 KiB" \
-			dio-check read "$f" "$(down 102400)" "$B" "$e" pattern:$SEED
+			dio-check read "$r" "$(down 102400)" "$B" "$e" pattern:$SEED
 		check "$L $e one-block direct read at 1022 KiB" \
-			dio-check read "$f" "$(down 1046528)" "$B" "$e" pattern:$SEED
+			dio-check read "$r" "$(down 1046528)" "$B" "$e" pattern:$SEED
 		check "$L $e 4k direct read" \
-			dio-check read "$f" 102400 4096 "$e" pattern:$SEED
+			dio-check read "$r" 102400 4096 "$e" pattern:$SEED
 		check "$L $e 64k direct read" \
-			dio-check read "$f" 65536 65536 "$e" pattern:$SEED
+			dio-check read "$r" 65536 65536 "$e" pattern:$SEED
 		check "$L $e 64k direct read at a 512-byte offset" \
-			dio-check read "$f" 65024 65536 "$e" pattern:$SEED
+			dio-check read "$r" 65024 65536 "$e" pattern:$SEED
 		check "$L $e 512b direct read inside a block" \
-			dio-check read "$f" 5632 512 "$e" pattern:$SEED
+			dio-check read "$r" 5632 512 "$e" pattern:$SEED
 		check "$L $e unaligned direct read is EINVAL" \
-			dio-check read "$f" 100 "$B" "$e" errno:EINVAL
+			dio-check read "$r" 100 "$B" "$e" errno:EINVAL
 		check "$L $e direct read across eof is short" \
-			dio-check read "$f" 1047552 4096 "$e" short:1024:$SEED
+			dio-check read "$r" 1047552 4096 "$e" short:1024:$SEED
 		check "$L $e direct read at eof returns 0" \
-			dio-check read "$f" $MB "$B" "$e" short:0:$SEED
+			dio-check read "$r" $MB "$B" "$e" short:0:$SEED
 	done
+}
 
-	# A file grown by truncate: a hole (exfat: allocated clusters beyond
-	# valid_size, which hold the stale pattern) reading zeros every way.
+# A file grown by truncate: a hole (exfat: allocated clusters beyond
+# valid_size, which hold the stale pattern) reading zeros every way; then
+# a buffered write into its middle: zeros before it (exfat: it moves
+# valid_size, zeroing the gap), its data, zeros after.
+gc_grown_file() {
 	g=$mnt/grown
 	truncate -s $MB "$g"
 	check_eq "$L grown size" "$(stat -c %s "$g")" $MB
@@ -126,54 +154,7 @@ generic_checks() {
 	done
 	check "$L grown file reads zero (1m direct)" \
 		dio-check read "$g" 0 $MB psync zero
-	if fs_can seek_hole; then
-		check_eq "$L SEEK_DATA in a grown file" \
-			"$(seek_result "$g" d 0)" EOF
-		check_eq "$L SEEK_HOLE in a grown file" \
-			"$(seek_result "$g" h 0)" 0
-	else
-		skip "$L SEEK_DATA and SEEK_HOLE" "$FS_TYPE has no SEEK_HOLE"
-	fi
 
-	# The simple read path serves one-block O_DIRECT reads of data and
-	# of the grown file, two-block reads of contiguous blocks where the
-	# filesystem lets it, and nothing when off.
-	s=$mnt/simple
-	dio-check fill "$s" 0 65536 $SEED
-	dio-check fill "$s" 131072 1024 $SEED
-	drop_caches
-	multi=0
-	if fs_can simple_multi_block; then
-		check "$L blocks read two at a time are contiguous" \
-			contiguous "$s" 8192 $((8 * B)) "$B"
-		multi=4
-	fi
-	if have_simple_read; then
-		for sr in 1 0; do
-			echo $sr >"$SIMPLE_READ"
-			n=0
-			[ $sr = 1 ] && n=16
-			for e in $FS_ENGINES; do
-				hits "$L simple_read=$sr $e one-block reads" $n \
-					dio-check read "$s" "$(down 7168)" "$B" "$e" \
-					pattern:$SEED 16
-				hits "$L simple_read=$sr $e one-block reads of a grown file" \
-					$n dio-check read "$g" "$(down 99328)" "$B" \
-					"$e" zero 16
-				hits "$L simple_read=$sr $e two-block reads" \
-					$((sr * multi)) \
-					dio-check read "$s" 8192 $((2 * B)) "$e" \
-					pattern:$SEED 4
-			done
-		done
-		echo 1 >"$SIMPLE_READ"
-	else
-		skip "$L simple read path hits" "no $SIMPLE_READ in this kernel"
-	fi
-
-	# A buffered write into the middle of the grown file: zeros before
-	# it (exfat: it moves valid_size, zeroing the gap), its data, zeros
-	# after.
 	xfs_io -c "pwrite -q -S 0x47 300000 100" "$g"
 	check_eq "$L write into a grown file keeps the size" \
 		"$(stat -c %s "$g")" $MB
@@ -191,35 +172,103 @@ generic_checks() {
 		check "$L $e zeros after its block (direct)" \
 			dio-check read "$g" "$wend" $((MB - wend)) "$e" zero
 	done
-	# The data starts at the written block, or at 0 without holes.
-	dstart=0
-	fs_can sparse && dstart=$(down 300000)
-	if fs_can seek_hole; then
-		# Folios read in beyond exfat's valid_size count as data.
-		drop_caches
-		check_eq "$L SEEK_HOLE after the written block" \
-			"$(seek_result "$g" h "$dstart")" "$wend"
-		check_eq "$L SEEK_DATA beyond it" \
-			"$(seek_result "$g" d "$wend")" EOF
-		check_eq "$L SEEK_DATA from 4096" \
-			"$(seek_result "$g" d 4096)" $((dstart > 4096 ? dstart : 4096))
-	fi
+	keep grown
+	after_remount gc_grown_file_remount
+}
+gc_grown_file_remount() {
+	check "$L zeros after the grown file's written block after remount" \
+		dio-check read "$g" "$wend" $((MB - wend)) psync zero
+}
 
-	# Append through O_APPEND: to new blocks, then within the last one.
-	xfs_io -a -c "pwrite -q -S 0x61 0 3000" "$f"
-	check_eq "$L append size" "$(stat -c %s "$f")" 1051576
-	xfs_io -a -c "pwrite -q -S 0x62 0 100" "$f"
-	check_eq "$L append within a block size" "$(stat -c %s "$f")" 1051676
+# SEEK_DATA and SEEK_HOLE in a file grown by truncate, before and after a
+# buffered write into its middle: the data starts at the written block,
+# or at 0 without holes.
+gc_seek_holes() {
+	k=$mnt/seek
+	truncate -s $MB "$k"
+	check_eq "$L SEEK_DATA in a grown file" "$(seek_result "$k" d 0)" EOF
+	check_eq "$L SEEK_HOLE in a grown file" "$(seek_result "$k" h 0)" 0
+	xfs_io -c "pwrite -q -S 0x47 300000 100" "$k"
+	kend=$(up 300100)
+	kstart=0
+	fs_can sparse && kstart=$(down 300000)
+	# Folios read in beyond exfat's valid_size count as data.
+	drop_caches
+	check_eq "$L SEEK_HOLE after the written block" \
+		"$(seek_result "$k" h "$kstart")" "$kend"
+	check_eq "$L SEEK_DATA beyond it" "$(seek_result "$k" d "$kend")" EOF
+	check_eq "$L SEEK_DATA from 4096" \
+		"$(seek_result "$k" d 4096)" $((kstart > 4096 ? kstart : 4096))
+	keep seek
+	after_remount gc_seek_holes_remount
+}
+gc_seek_holes_remount() {
+	drop_caches
+	check_eq "$L SEEK_HOLE after remount" \
+		"$(seek_result "$k" h "$kstart")" "$kend"
+}
+
+# The simple read path serves one-block O_DIRECT reads of data and of a
+# file grown by truncate, two-block reads of contiguous blocks where the
+# filesystem lets it, and nothing when off.
+gc_simple_hits() {
+	if ! have_simple_read; then
+		skip "$L simple read path hits" "no $SIMPLE_READ in this kernel"
+		return
+	fi
+	s=$mnt/simple
+	sg=$mnt/simple-grown
+	dio-check fill "$s" 0 65536 $SEED
+	dio-check fill "$s" 131072 1024 $SEED
+	truncate -s $MB "$sg"
+	drop_caches
+	multi=0
+	if fs_can simple_multi_block; then
+		check "$L blocks read two at a time are contiguous" \
+			contiguous "$s" 8192 $((8 * B)) "$B"
+		multi=4
+	fi
+	for sr in 1 0; do
+		echo $sr >"$SIMPLE_READ"
+		n=0
+		[ $sr = 1 ] && n=16
+		for e in $FS_ENGINES; do
+			hits "$L simple_read=$sr $e one-block reads" $n \
+				dio-check read "$s" "$(down 7168)" "$B" "$e" \
+				pattern:$SEED 16
+			hits "$L simple_read=$sr $e one-block reads of a grown file" \
+				$n dio-check read "$sg" "$(down 99328)" "$B" \
+				"$e" zero 16
+			hits "$L simple_read=$sr $e two-block reads" \
+				$((sr * multi)) \
+				dio-check read "$s" 8192 $((2 * B)) "$e" \
+				pattern:$SEED 4
+		done
+	done
+	echo 1 >"$SIMPLE_READ"
+}
+
+# Append through O_APPEND: to new blocks, then within the last one.
+gc_append() {
+	a=$mnt/append
+	dio-check fill "$a" 0 $MB $SEED
+	xfs_io -a -c "pwrite -q -S 0x61 0 3000" "$a"
+	check_eq "$L append size" "$(stat -c %s "$a")" 1051576
+	xfs_io -a -c "pwrite -q -S 0x62 0 100" "$a"
+	check_eq "$L append within a block size" "$(stat -c %s "$a")" 1051676
 	drop_caches
 	check "$L appended data" \
-		dio-check read "$f" $MB 3000 buffered byte:0x61
+		dio-check read "$a" $MB 3000 buffered byte:0x61
 	check "$L data appended within a block" \
-		dio-check read "$f" 1051576 100 buffered byte:0x62
+		dio-check read "$a" 1051576 100 buffered byte:0x62
 	check "$L data before the append intact" \
-		dio-check read "$f" 1044480 4096 psync pattern:$SEED
+		dio-check read "$a" 1044480 4096 psync pattern:$SEED
+	keep append
+}
 
-	# Truncate into a block zeroes its tail: extend again and look, near
-	# the start and (minix: in the indirect blocks) 300 KiB in.
+# Truncate into a block zeroes its tail: extend again and look, near the
+# start and (minix: in the indirect blocks) 300 KiB in.
+gc_truncate() {
 	stale_blocks 262144
 	t=$mnt/trunc
 	dio-check fill "$t" 0 16384 $SEED
@@ -237,22 +286,26 @@ generic_checks() {
 	truncate -s 300001 "$tl"
 	truncate -s $MB "$tl"
 	cut_checks "$L large" "$tl" 300001 $MB
-	# Cutting a file inside a hole zeroes nothing, so it allocates nothing.
-	th=$mnt/trunc-hole
-	if fs_can sparse; then
-		truncate -s $MB "$th"
-		free0=$(free_blocks)
-		truncate -s 500000 "$th"
-		check_eq "$L truncate into a hole allocates no block" \
-			"$(free_blocks)" "$free0"
-		drop_caches
-		check "$L truncate into a hole reads zero" \
-			dio-check read "$th" 0 500000 buffered zero
-	else
-		skip "$L truncate into a hole" "$FS_TYPE has no sparse files"
-	fi
+	keep trunc trunc-large
+}
 
-	# A sparse file: a hole up to 1 MiB (exfat: zeros), then data.
+# Cutting a file inside a hole zeroes nothing, so it allocates nothing.
+gc_hole_truncate() {
+	th=$mnt/trunc-hole
+	truncate -s $MB "$th"
+	free0=$(free_blocks)
+	truncate -s 500000 "$th"
+	check_eq "$L truncate into a hole allocates no block" \
+		"$(free_blocks)" "$free0"
+	drop_caches
+	check "$L truncate into a hole reads zero" \
+		dio-check read "$th" 0 500000 buffered zero
+	keep trunc-hole
+}
+
+# A sparse file: a hole up to 1 MiB (exfat: zeros), then data; then an
+# O_DIRECT write into the hole.
+gc_sparse() {
 	sp=$mnt/sparse
 	check "$L sparse fill" dio-check fill "$sp" $MB 4096 $SEED
 	check_eq "$L sparse size" "$(stat -c %s "$sp")" 1052672
@@ -268,7 +321,6 @@ generic_checks() {
 			dio-check read "$sp" $MB 4096 "$e" pattern:$SEED
 	done
 
-	# O_DIRECT write into a hole inside the file.
 	stale_blocks 262144
 	xfs_io -d -c "pwrite -q -S 0x44 65536 4096" "$sp"
 	drop_caches
@@ -280,8 +332,14 @@ generic_checks() {
 		dio-check read "$sp" 69632 4096 psync zero
 	check "$L data after the hole still intact" \
 		dio-check read "$sp" $MB 4096 psync pattern:$SEED
+	keep sparse
+}
 
-	# O_DIRECT write of a new file, read back both ways.
+# O_DIRECT writes: a new file, read back both ways; an overwrite of what
+# the page cache holds; past EOF; into a file grown by truncate;
+# misaligned; in the middle of a patterned file; and 512 bytes into a new
+# block.
+gc_direct_writes() {
 	stale_blocks 262144
 	d=$mnt/dwrite
 	xfs_io -f -d -c "pwrite -q -S 0x5a 0 8192" "$d"
@@ -329,14 +387,16 @@ generic_checks() {
 	check "$L misaligned direct write changed nothing" \
 		dio-check read "$dg" 65536 4096 psync byte:0x4d
 
-	# O_DIRECT overwrite in the middle of the patterned file.
-	xfs_io -d -c "pwrite -q -S 0x33 4096 2048" "$f"
+	# O_DIRECT overwrite in the middle of a patterned file.
+	o=$mnt/doverwrite
+	dio-check fill "$o" 0 16384 $SEED
+	xfs_io -d -c "pwrite -q -S 0x33 4096 2048" "$o"
 	drop_caches
-	check "$L direct overwrite" dio-check read "$f" 4096 2048 psync byte:0x33
+	check "$L direct overwrite" dio-check read "$o" 4096 2048 psync byte:0x33
 	check "$L direct overwrite keeps the data before" \
-		dio-check read "$f" 0 4096 psync pattern:$SEED
+		dio-check read "$o" 0 4096 psync pattern:$SEED
 	check "$L direct overwrite keeps the data after" \
-		dio-check read "$f" 6144 2048 psync pattern:$SEED
+		dio-check read "$o" 6144 2048 psync pattern:$SEED
 
 	# A 512-byte O_DIRECT write into a new block zeroes the rest of it.
 	stale_blocks 262144
@@ -350,9 +410,13 @@ generic_checks() {
 	drop_caches
 	check "$L sub-block direct write zeroes the rest of the block" \
 		cmp /tmp/generic-half.ref "$h"
+	keep dwrite dgrown doverwrite half
+}
 
-	# Write faults through mmap reach the disk; one into the middle of
-	# a grown file leaves zeros around it.
+# Write faults through mmap reach the disk; one into the middle of a
+# grown file leaves zeros around it; a file grown a byte at a time, each
+# new byte written through mmap.
+gc_mmap() {
 	stale_blocks 262144
 	m=$mnt/mmap
 	xfs_io -f -c "truncate 65536" -c "mmap -w 0 64k" \
@@ -370,7 +434,6 @@ generic_checks() {
 		dio-check read "$mp" 40000 100 buffered byte:0x58
 	check "$L zeros after the mmap write" \
 		dio-check read "$mp" 40100 25436 buffered zero
-	# Grow the file a byte at a time, writing each new byte through mmap.
 	mb=$mnt/mmap-bytes
 	xfs_io -f -c "pwrite -q -S 0x41 0 500" "$mb"
 	i=501
@@ -383,13 +446,14 @@ generic_checks() {
 	drop_caches
 	check "$L mmap bytes intact" \
 		dio-check read "$mb" 0 540 buffered byte:0x41
+	keep mmap mmap-part mmap-bytes
+}
 
-	# Stores through a mapping kept while the file is cut and grown back,
-	# at 5 KiB (the mapping kept whole) and past 5 MiB (remapped along
-	# with the file), with and without a store below the cut in between:
-	# every byte reads back as the last one stored there, also after the
-	# remount below.
-	kept=
+# Stores through a mapping kept while the file is cut and grown back, at
+# 5 KiB (the mapping kept whole) and past 5 MiB (remapped along with the
+# file), with and without a store below the cut in between: every byte
+# reads back as the last one stored there, also after the remount.
+gc_mapped_stores() {
 	i=0
 	for shape in "2048 5120" "-f 2048 5120" "-g -r 5137408 5140480" \
 		"-g -r -f 5137408 5140480"; do
@@ -397,57 +461,82 @@ generic_checks() {
 		# shellcheck disable=SC2086 # the shape's words are arguments
 		check "$L mapped stores across a cut and regrowth ($shape)" \
 			mmap-trunc $shape "$mnt/kept-map$i" /tmp/generic-kept-map$i.ref
-		kept="$kept kept-map$i"
+		keep kept-map$i
 	done
+}
 
-	# Buffered writes into holes raced by readers that drop and reread
-	# each page: a block allocated before its page is locked must read
-	# zeros, not its old contents, during the race and from disk after.
+# Buffered writes into holes raced by readers that drop and reread each
+# page: a block allocated before its page is locked must read zeros, not
+# its old contents, during the race and from disk after.
+gc_write_race() {
 	stale_blocks 8388608
 	check "$L buffered writes into holes raced by readers" \
 		dio-check hole-race "$mnt/race" 2048
 	rm -f "$mnt/race"
+}
 
-	# A bounded fio verify run of small O_DIRECT random writes.
+# A bounded fio verify run of small O_DIRECT random writes.
+gc_fio_verify() {
 	check "$L fio direct randwrite verify" \
 		fio --name=generic-verify --filename="$mnt/fio" --size=4m \
 		--bs="${FS_FIO_BS:-$B}" --rw=randwrite --direct=1 \
 		--ioengine=psync --verify=crc32c --verify_fatal=1 \
 		--fallocate=none --runtime=120
-	fio_sum=$(md5sum <"$mnt/fio")
+	keep fio
+}
 
-	# Everything survives an unmount, fsck and a fresh mount.
-	files="file grown sparse dwrite dgrown half mmap mmap-part mmap-bytes
-		trunc trunc-large"
-	fs_can sparse && files="$files trunc-hole"
-	for x in $files; do
+# skipped_check NAME: the reason the loaded filesystem gives in
+# FS_SKIP_CHECKS for skipping generic check NAME, or nothing.
+skipped_check() {
+	printf '%s\n' "$FS_SKIP_CHECKS" | sed -n "s/^$1: //p"
+}
+
+# generic_checks LABEL: every generic check the filesystem mounted on
+# FS_MNT does not skip, then an unmount, fsck and fresh mount that
+# everything kept survives, and the removal of it all; leaves FS_MNT
+# unmounted.
+generic_checks() {
+	L=$1
+	mnt=$FS_MNT
+	B=$FS_BLOCK
+	kept=
+	remount_hooks=
+	# What a fresh filesystem holds already (ext2 and ext4: lost+found).
+	fresh_entries=$(entries "$mnt")
+	# A skip that names no check, misspelt, would skip nothing.
+	for name in $(printf '%s\n' "$FS_SKIP_CHECKS" | sed -n 's/:.*//p'); do
+		known=0
+		for c in $GENERIC_CHECKS; do
+			[ "$c" = "$name" ] && known=1
+		done
+		[ $known = 1 ] ||
+			fail "$L FS_SKIP_CHECKS" "no generic check '$name'"
+	done
+	for name in $GENERIC_CHECKS; do
+		why=$(skipped_check "$name")
+		if [ -n "$why" ]; then
+			skip "$L $name" "$why"
+		else
+			"gc_$name"
+		fi
+	done
+
+	for x in $kept; do
 		cp "$mnt/$x" "/tmp/generic-$x.ref"
 	done
-	files="$files$kept"
 	umount "$mnt"
 	check "$L fsck after unmount" fs_fsck
 	if ! mount -t "$FS_TYPE" "$FS_DEV" "$mnt"; then
 		fail "$L remount" "could not mount $L again"
 		return
 	fi
-	for x in $files; do
+	for x in $kept; do
 		check "$L $x intact after remount" \
 			cmp "/tmp/generic-$x.ref" "$mnt/$x"
 	done
-	check_eq "$L sizes after remount" \
-		"$(stat -c %s "$f" "$g" "$d" "$t" "$mb" | tr '\n' ' ')" \
-		"1051676 1048576 22528 16384 540 "
-	check "$L pattern intact after remount" \
-		dio-check read "$f" 8192 1040384 psync pattern:$SEED
-	check "$L zeros after the grown file's written block after remount" \
-		dio-check read "$g" "$wend" $((MB - wend)) psync zero
-	if fs_can seek_hole; then
-		drop_caches
-		check_eq "$L SEEK_HOLE after remount" \
-			"$(seek_result "$g" h "$dstart")" "$wend"
-	fi
-	check_eq "$L fio data intact after remount" \
-		"$(md5sum <"$mnt/fio")" "$fio_sum"
+	for hook in $remount_hooks; do
+		"$hook"
+	done
 	rm -f "$mnt"/*
 	check_eq "$L everything removed" "$(entries "$mnt")" "$fresh_entries"
 	umount "$mnt"

@@ -2,12 +2,12 @@
 # shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
 # An ext2-format volume with 4 KiB blocks mounted by ext2's own driver (its
 # indirect-block mapping through iomap_dio_rw()), on the whole test disk.
-# ext2 has no SEEK_HOLE/SEEK_DATA (generic_file_llseek) and no polled I/O.
+# ext2 has no polled I/O.
 FS_TYPE=ext2
 FS_VARIANTS=4k
 FS_BLOCK=4096
 FS_ENGINES="psync libaio io_uring"
-FS_CANNOT=seek_hole
+FS_SKIP_CHECKS="seek_holes: ext2 has no SEEK_HOLE/SEEK_DATA (generic_file_llseek)"
 FS_TOOLS="mkfs.ext4 e2fsck"
 
 fs_label() {

@@ -2,12 +2,12 @@
 # shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
 # minix v1, v2 and v3 in 1 KiB blocks on the first 32 MiB of the test
 # disk: small and quick, and within what v1 can address. minix has no
-# SEEK_HOLE/SEEK_DATA (generic_file_llseek) and no polled I/O.
+# polled I/O.
 FS_TYPE=minix
 FS_VARIANTS="1 2 3"
 FS_BLOCK=1024
 FS_ENGINES="psync libaio io_uring"
-FS_CANNOT=seek_hole
+FS_SKIP_CHECKS="seek_holes: minix has no SEEK_HOLE/SEEK_DATA (generic_file_llseek)"
 FS_TOOLS="mkfs.minix fsck.minix"
 
 fs_label() {
