@@ -56,8 +56,11 @@ recipients() {
 	header Cc "$cc"
 }
 
+# get_maintainer PATCH...: scripts/get_maintainer.pl with a fixed hash seed,
+# as perl's hash order otherwise changes the order of names between runs.
 get_maintainer() {
-	(cd "$tree" && ./scripts/get_maintainer.pl --no-rolestats --no-git \
+	(cd "$tree" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 \
+		./scripts/get_maintainer.pl --no-rolestats --no-git \
 		--no-git-fallback "$@")
 }
 
