@@ -4,14 +4,23 @@
 SHELL := /bin/bash
 SCRIPTS := host
 
-.PHONY: all deps tree kernel kernel-debug initramfs settings bench-settings test bench \
-	ladder check stack-check bisect-check am-check export dev-tree bench-seq bench-db soak \
-	shell clean
+SETTINGS := test bench ladder db seq soak
+
+.PHONY: all deps deps-db tree kernel kernel-debug initramfs $(SETTINGS:%=settings-%) \
+	test bench ladder check stack-check bisect-check am-check export dev-tree bench-seq \
+	bench-db soak shell clean
+
+# Every setting's default, and what it does (the scripts read it too).
+include config/defaults.mk
 
 all: test
 
 deps:
 	@$(SCRIPTS)/install-deps.sh
+
+# The database bench runs the host's MariaDB and sysbench in the guest.
+deps-db:
+	@$(SCRIPTS)/install-deps.sh db
 
 tree: deps
 	@$(SCRIPTS)/prepare-tree.sh
@@ -25,40 +34,32 @@ kernel-debug: tree
 initramfs: deps
 	@$(SCRIPTS)/build-initramfs.sh
 
-# The kernels the suite boots: debug by default (what CI runs), lean (the
-# kernel the bench boots) with TEST_KERNELS=lean, both with "lean debug".
-TEST_KERNELS ?= debug
-export TEST_KERNELS
+# Each command's bad settings fail here, before anything is built.
+$(SETTINGS:%=settings-%):
+	@$(SCRIPTS)/check-settings.sh $(@:settings-%=%)
 
-# Bad TESTS or TEST_KERNELS fail here, before anything is built.
-settings:
-	@$(SCRIPTS)/check-settings.sh test
-
-bench-settings:
-	@$(SCRIPTS)/check-settings.sh bench
-
-test: settings $(if $(filter lean,$(TEST_KERNELS)),kernel) \
+# TEST_KERNELS picks the kernels to build.
+test: settings-test $(if $(filter lean,$(TEST_KERNELS)),kernel) \
 	$(if $(filter debug,$(TEST_KERNELS)),kernel-debug) initramfs
 	@$(SCRIPTS)/run-tests.sh
 
-bench: bench-settings kernel initramfs
+bench: settings-bench kernel initramfs
 	@$(SCRIPTS)/run-bench.sh
 
 # Sequential buffered throughput (exfat): SEQ_KERNELS="stock=... series=...".
-bench-seq: kernel initramfs
+bench-seq: settings-seq kernel initramfs
 	@$(SCRIPTS)/run-seq-bench.sh
 
 # MariaDB and sysbench, the host's own, in the guest: DB_KERNELS="stock=... series=...".
-bench-db: kernel initramfs
-	@$(SCRIPTS)/install-deps.sh db
+bench-db: deps-db settings-db kernel initramfs
 	@$(SCRIPTS)/run-db-bench.sh
 
 # The model tester over many seeds, on the lean and the debug kernel.
-soak: kernel kernel-debug initramfs
+soak: settings-soak kernel kernel-debug initramfs
 	@$(SCRIPTS)/run-soak.sh
 
 # Builds its own trees (host/ladder.sh), so only the initramfs first.
-ladder: bench-settings initramfs
+ladder: settings-ladder initramfs
 	@$(SCRIPTS)/ladder.sh
 
 check: tree

@@ -4,34 +4,27 @@
 #
 #   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq, db, soak or shell
 #
-# Environment:
-#   IOMAP_ACCEL    auto (default: KVM if a probe boot shows kernel output,
-#                  else TCG), kvm or tcg
-#   GUEST_CPUS     vCPUs (default 2)      GUEST_MEM   memory (default 4G)
-#   BOOT_TIMEOUT   seconds before a hung guest is killed (host/common.sh)
-#   GUEST_APPEND   extra kernel command line
+# Settings (config/defaults.mk): IOMAP_ACCEL, CLOCK, GUEST_CPUS, GUEST_MEM,
+# GUEST_APPEND, BOOT_TIMEOUT, KERNEL_IMAGE. And from the scripts that boot:
 #   GUEST_SHARE    host directory mounted in the guest as tag "out" (9p)
 #   GUEST_HOSTROOT 1: the host's root, read-only, as tag "hostroot" (9p), so
 #                  that the guest can run the host's installed programs
-#   KERNEL_IMAGE   bzImage to boot (default: the one make kernel built)
 #   QEMU_PLUGIN    a TCG plugin and its arguments, as -plugin takes them
-#   GUEST_CLOCK    realtime (default) or icount: single-threaded TCG with
-#                  -icount shift=0,sleep=off, the guest clock advancing 1 ns
-#                  per guest instruction and skipping idle time (icount
-#                  needs TCG and refuses MTTCG). The benches set it from
-#                  their own CLOCK setting (host/bench-settings.sh); the
-#                  suite runs realtime.
 # Exits non-zero when the guest panicked, hung or never finished its job.
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=host/settings.sh
+. "$REPO_DIR/host/settings.sh"
+setting CLOCK
+boot_settings ""
 
 run=${1:?usage: host/boot.sh test|bench|seq|db|soak|shell [logname]}
 logname=${2:-$run}
 kernel=$KERNEL_IMAGE
 initrd=$CACHE_DIR/initramfs.cpio.gz
-cpus=${GUEST_CPUS:-2}
-mem=${GUEST_MEM:-4G}
+cpus=$GUEST_CPUS
+mem=$GUEST_MEM
 timeout_s=$BOOT_TIMEOUT
 log=$LOG_DIR/$logname.log
 
@@ -45,7 +38,7 @@ for disk in nvme0 nvme1; do
 done
 
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 nvme.poll_queues=2"
-cmdline+=" iomap.run=$run ${GUEST_APPEND:-}"
+cmdline+=" iomap.run=$run $GUEST_APPEND"
 
 qemu_args=(
 	-nodefaults -no-reboot -display none -serial stdio
@@ -81,9 +74,8 @@ kvm_works() {
 	grep -q 'Linux version' "$probe"
 }
 
-clock=${GUEST_CLOCK:-realtime}
-case "$clock:${IOMAP_ACCEL:-auto}" in
-icount:kvm) die "GUEST_CLOCK=icount needs TCG, not IOMAP_ACCEL=kvm" ;;
+# icount needs TCG and refuses MTTCG.
+case "$CLOCK:$IOMAP_ACCEL" in
 icount:*)
 	accel_args=("${icount_args[@]}") accel=tcg-icount
 	# Seen once with QEMU starved on a loaded host: "IO-APIC + timer
@@ -100,8 +92,6 @@ realtime:auto)
 		accel_args=("${tcg_args[@]}") accel=tcg
 	fi
 	;;
-realtime:*) die "IOMAP_ACCEL must be auto, kvm or tcg" ;;
-*) die "GUEST_CLOCK must be realtime or icount, not '$clock'" ;;
 esac
 
 # 6.12's identify_cpu() clears boot_cpu_data's feature bits with interrupts
@@ -109,7 +99,7 @@ esac
 # KASAN takes the 5-level direct map for a wild address and reports a bug at
 # boot (seen on TCG's "max" CPU, which has LA57). Realtime guests page with
 # four levels; icount guests keep the CPU the recorded counts were made on.
-if [ "$clock" = realtime ]; then
+if [ "$CLOCK" = realtime ]; then
 	cmdline+=" no5lvl"
 fi
 

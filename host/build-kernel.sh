@@ -14,6 +14,8 @@
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=host/settings.sh
+. "$REPO_DIR/host/settings.sh"
 
 case "${KERNEL_FLAVOUR:-lean}" in
 lean)
@@ -31,6 +33,7 @@ build=${KERNEL_BUILD:-$default_build}
 read -r -a fragments <<<"${KERNEL_FRAGMENTS:-$default_fragments}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(bzImage)
+build_settings
 jobs=${JOBS:-$(nproc)}
 export CCACHE_DIR=${IOMAP_CCACHE:-$CACHE_DIR/ccache}
 mkdir -p "$build" "$CCACHE_DIR" "$LOG_DIR"

@@ -3,10 +3,57 @@
 
 # The repository root, wherever the clone lives.
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+log() {
+	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# Every setting's default, from config/defaults.mk's "NAME ?= VALUE" lines.
+declare -A DEFAULTS=()
+while IFS= read -r line; do
+	[[ $line =~ ^([A-Za-z0-9_.]+)[[:space:]]*\?=[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]] ||
+		continue
+	DEFAULTS[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+done <"$REPO_DIR/config/defaults.mk"
+unset line
+
+# setting NAME [SCOPE...]: NAME keeps a value the environment or make's
+# command line gave it; else it takes its default, the first of
+# SCOPE.NAME, in the order given, and NAME that config/defaults.mk has.
+setting() {
+	local name=$1 scope key
+	shift
+	[ -z "${!name:-}" ] || return 0
+	for scope in "$@" ""; do
+		key=${scope:+$scope.}$name
+		if [ -n "${DEFAULTS[$key]+set}" ]; then
+			printf -v "$name" '%s' "${DEFAULTS[$key]}"
+			return 0
+		fi
+	done
+	die "config/defaults.mk has no default for $name"
+}
+
+# settings "SCOPE..." NAME...: setting NAME SCOPE... for each NAME.
+settings() {
+	local scopes name
+	read -r -a scopes <<<"$1"
+	shift
+	for name; do
+		setting "$name" "${scopes[@]}"
+	done
+}
+
+settings "" IOMAP_CACHE LINUX_SOURCE BOOT_TIMEOUT KERNEL_IMAGE
 # Everything large (kernel tree, build output, disk images, logs) lives
 # here, outside the repository.
 CACHE_DIR=${IOMAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iomap-dio}
-SRC_TARBALL=${LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+SRC_TARBALL=$LINUX_SOURCE
 SRC_DIR=$CACHE_DIR/linux
 BASELINE_SUBJECT="linux-source-6.12 baseline"
 BASELINE_DATE="2025-01-01T00:00:00Z"
@@ -20,10 +67,6 @@ KERNEL_IMAGE=${KERNEL_IMAGE:-$BUILT_KERNEL}
 DEBUG_BUILD_DIR=$CACHE_DIR/build-debug
 DEBUG_KERNEL=$DEBUG_BUILD_DIR/arch/x86/boot/bzImage
 IMAGE_DIR=$CACHE_DIR/images
-# Seconds before host/boot.sh kills a hung guest: the lean kernel's suite
-# takes about 11 minutes under TCG. The debug kernel's suite gets twice
-# this (host/run-tests.sh); the bench sets its own from its estimate.
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
 LOG_DIR=$CACHE_DIR/logs
 # The series: patches/series names its topics in git am order, one folder
 # each, whose NNNN-*.patch files apply in name order (0000-cover-letter.patch
@@ -69,13 +112,19 @@ boot_meta() {
 }
 
 # kernel_spec SETTING ITEM: split ITEM of SETTING, "LABEL=BZIMAGE", into
-# label and image, or die saying what is wrong with it.
+# label and image (the path; "lean" and "debug" name the kernels make
+# builds), or die saying what is wrong with it. Only a named image must
+# exist already: make builds the others.
 kernel_spec() {
 	label=${2%%=*} image=${2#*=}
 	if ! [[ $label =~ ^[A-Za-z0-9._-]+$ ]] || [ "$image" = "$2" ]; then
 		die "$1: '$2' is not LABEL=BZIMAGE"
 	fi
-	[ -f "$image" ] || die "$1: $image not found"
+	case "$image" in
+	lean) image=$BUILT_KERNEL ;;
+	debug) image=$DEBUG_KERNEL ;;
+	*) [ -f "$image" ] || die "$1: $image not found" ;;
+	esac
 }
 
 # bench_share RAW LABEL: make RAW/LABEL, the share of one kernel's boot,
@@ -103,15 +152,6 @@ boot_bench() {
 		boot_meta "$image" "$run-$label"
 		echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$share/host-meta.txt"
-}
-
-log() {
-	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
-}
-
-die() {
-	printf 'error: %s\n' "$*" >&2
-	exit 1
 }
 
 # series_topics: the topics patches/series names, in order.
@@ -167,15 +207,4 @@ series_hash() {
 		echo "$patches"
 		[ -z "$patches" ] || (cd "$PATCH_DIR" && echo "$patches" | xargs cat)
 	} | sha256sum | cut -c1-16
-}
-
-# check_test_names LIST WHERE: die unless every name in the comma-separated
-# LIST is a test of the suite (guest/tests/NAME.sh); WHERE says whose list.
-check_test_names() {
-	local t picked
-	IFS=, read -ra picked <<<"$1"
-	for t in "${picked[@]}"; do
-		[ -f "$REPO_DIR/guest/tests/$t.sh" ] ||
-			die "$2: no test '$t' (guest/tests/t-*.sh, without .sh)"
-	done
 }

@@ -4,48 +4,27 @@
 # prefix, run the deterministic bench (CLOCK=icount) on each, and write one
 # table of instructions per read per step (host/report/ladder.py).
 #
-# Settings (environment or make variables):
-#   LADDER      the steps in series order, each "stock" (the empty series:
-#               stock 6.12), a topic of patches/series (the series through
-#               it) or TOPIC/NNNN (through that topic's patch NNNN).
-#               Default: stock, the iomap_next conversion, each step of the
-#               simple read path, the whole series.
-#   JOBS        kernel build parallelism (nproc)
-#   LADDER_CCACHE  ccache directory of the builds (the cache's own)
-#   LADDER_ALIAS   a cache directory whose linux/ and build/ paths the
-#               ladder's tree and build take, in a private mount namespace
-#               (root only), so that ccache entries of that cache's builds
-#               hit: kbuild hands the compiler absolute source paths, so a
-#               tree elsewhere misses them all. Default: none.
-#   LADDER_FRAGMENTS  the config fragments, when not config/guest.config
-#               alone (e.g. "config/guest.config config/mitigations.config");
-#               its images carry the fragments' hash; give it its own
-#               IOMAP_CACHE, or the ladder's build folder is reconfigured
-#   LADDER_BENCH 0: build only
-#   NAME        results/<date>-NAME (ladder); each step in step-LABEL/
-#               (LABEL: the step with / as -), which must not exist yet
-#               (steps can be added later; the file steps lists them)
-#   the bench's settings (host/bench-settings.sh), with its defaults except
-#   these, a subset that keeps a step's bench short: ENGINES "psync
-#   io_uring io_uring_poll", QDS 64 (psync runs at QD 1), BSS 4k,
-#   PROFILE_ROUNDS 1.
+# Settings (config/defaults.mk): LADDER (the steps), LADDER_BENCH,
+# LADDER_FRAGMENTS, LADDER_CCACHE, LADDER_ALIAS, JOBS, NAME
+# (results/<date>-NAME; each step in step-LABEL/, LABEL the step with / as
+# -, which must not exist yet: steps can be added later, the file steps
+# lists them), and the bench's, with ladder.* defaults that keep a step's
+# bench short.
 # Builds run in the background one after another while the bench measures
 # the images already built.
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=host/settings.sh
+. "$REPO_DIR/host/settings.sh"
+ladder_settings
 
-steps=${LADDER:-stock iomap-next simple-read/0003 simple-read/0004 \
-simple-read/0005 simple-read/0006 simple-read/0007 simple-read/0008 \
-simple-read exfat}
+steps=$LADDER
 ladder=$CACHE_DIR/ladder
 kernels=$CACHE_DIR/kernels
-NAME=${NAME:-ladder}
-[[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
-	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
 
 # Images of other config fragments than the default carry their hash.
-read -r -a fragments <<<"${LADDER_FRAGMENTS:-config/guest.config}"
+read -r -a fragments <<<"$LADDER_FRAGMENTS"
 fragment_paths=("${fragments[@]/#/$REPO_DIR/}")
 config_key=
 if [ "${fragments[*]}" != config/guest.config ]; then
@@ -59,7 +38,7 @@ label() {
 
 # Steps can be added to a ladder folder later; a step is measured once.
 out=$REPO_DIR/results/$(date +%F)-$NAME
-if [ "${LADDER_BENCH:-1}" != 0 ]; then
+if [ "$LADDER_BENCH" != 0 ]; then
 	for step in $steps; do
 		[ ! -e "$out/step-$(label "$step")" ] ||
 			die "$out/step-$(label "$step") exists: pick another NAME or remove it"
@@ -110,8 +89,6 @@ prefix() {
 }
 
 for step in $steps; do
-	[[ $step =~ ^(stock|[a-z0-9-]+(/[0-9]{4})?)$ ]] ||
-		die "LADDER: '$step' is not stock, TOPIC or TOPIC/NNNN"
 	prefix "$step" "$ladder/series-$(label "$step")"
 done
 
@@ -167,7 +144,7 @@ build() {
 		IOMAP_CCACHE="${LADDER_CCACHE:-$CACHE_DIR/ccache}"
 		CCACHE_STATSLOG="$ccache_log"
 		KERNEL_FRAGMENTS="${fragment_paths[*]}")
-	if [ -n "${LADDER_ALIAS:-}" ]; then
+	if [ -n "$LADDER_ALIAS" ]; then
 		# The marker proves the bind mounts are in place before make
 		# writes anything under the alias paths.
 		mkdir -p "$ladder/build"
@@ -202,7 +179,7 @@ build() {
 	log "ladder: $step built ($(grep build_seconds "$image.txt"))"
 }
 
-if [ "${LADDER_BENCH:-1}" = 0 ]; then
+if [ "$LADDER_BENCH" = 0 ]; then
 	for step in $steps; do build "$step"; done
 	exit 0
 fi
@@ -217,9 +194,7 @@ rm -f "$ladder"/failed-*
 builder=$!
 
 mkdir -p "$out"
-export CLOCK=icount
-export ENGINES=${ENGINES:-psync io_uring io_uring_poll}
-export QDS=${QDS:-64} BSS=${BSS:-4k} PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
+export CLOCK ENGINES QDS BSS PROFILE_ROUNDS
 for step in $steps; do
 	dir=$ladder/series-$(label "$step")
 	hash=$(PATCH_DIR=$dir series_hash)$config_key

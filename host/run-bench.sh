@@ -4,14 +4,15 @@
 # measured into results/<date>-<name>/ (host/report/report.py). See README.md,
 # "Benchmarks".
 #
-# The settings, their defaults and their checks: host/bench-settings.sh.
+# The settings: config/defaults.mk; their checks: host/settings.sh.
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=host/settings.sh
+. "$REPO_DIR/host/settings.sh"
 # Whether NAME was given, before the settings default it.
 name_given=${NAME:+1}
-# shellcheck source=host/bench-settings.sh
-. "$REPO_DIR/host/bench-settings.sh"
+bench_settings
 
 # RESULTS names the folder itself (make ladder puts its steps in one).
 # Without a NAME, a second run on one day gets the next free -N suffix.
@@ -50,7 +51,7 @@ nullb_gb=$(((written_mb + 1023) / 1024))
 nullb_devs=1
 [ "$min_bs" -ge 4096 ] || nullb_devs=2
 export GUEST_MEM=${GUEST_MEM:-$((nullb_devs * nullb_gb + 3))G}
-export GUEST_CPUS
+export GUEST_CPUS CLOCK
 # irqmode=0 completes in the submitting context, the cheapest a device can
 # be; the tags cover the deepest QD; poll queues serve io_uring --hipri.
 # Reads below 4 KiB run on a second device with 512-byte blocks that the
@@ -59,7 +60,7 @@ nullb_params=(
 	nr_devices=1 queue_mode=2 memory_backed=1 "gb=$nullb_gb" bs=4096
 	irqmode=0 "submit_queues=$GUEST_CPUS" poll_queues=2 hw_queue_depth=1024
 )
-export GUEST_APPEND="${GUEST_APPEND:-} ${nullb_params[*]/#/null_blk.}"
+export GUEST_APPEND="$GUEST_APPEND ${nullb_params[*]/#/null_blk.}"
 
 # Measured under TCG: every run costs RAMP+RUNTIME and about 1 s of fio
 # start-up and exit; a target adds about 30 s (test file, the path check,
@@ -89,7 +90,6 @@ else
 	est=$((runs * (RAMP + RUNTIME + 1) + targets * 30))
 fi
 export BOOT_TIMEOUT=$((2 * est + 900))
-export GUEST_CLOCK=$CLOCK
 
 share=$CACHE_DIR/bench-share
 rm -rf "$share"
@@ -147,7 +147,7 @@ GUEST_SHARE=$share "$REPO_DIR/host/boot.sh" bench "$logname"
 
 cat >"$share/host-meta.txt" <<EOF
 clock=$CLOCK
-mode=$mode
+mode=$BENCH_MODE
 started=$started
 finished=$(date -Iseconds)
 series_hash=$series_booted

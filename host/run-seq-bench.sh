@@ -5,49 +5,29 @@
 # boot each (guest/bench/seq-guest.sh), into results/<date>-NAME/
 # (host/report/seq.py).
 #
-# Settings (environment or make variables):
-#   SEQ_KERNELS "LABEL=BZIMAGE ..." (default: series=the built kernel);
-#               e.g. "stock=... series=..." for a before/after table
-#   FS          exfat (default) or minix (v3, 1 KiB blocks)
-#   CLUSTER     exfat cluster size: 4k
-#   FILE_MB     data written and read per run, split over the jobs: 256
-#   BS          fio block size: 64k
-#   WRITERS     numbers of fio jobs writing (then reading) at once, each
-#               a run: "1 4"
-#   ROUNDS      runs per setting: 2
-#   PROFILE     1: a perf profile of each setting's first round (0)
-#   NAME        results/<date>-NAME (seq)
+# Settings (config/defaults.mk): SEQ_KERNELS (e.g. "stock=... series=lean"
+# for a before/after table), FS, CLUSTER, FILE_MB, BS, WRITERS, ROUNDS
+# (runs per setting), PROFILE, NAME.
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
-
-SEQ_KERNELS=${SEQ_KERNELS:-series=$BUILT_KERNEL}
-FS=${FS:-exfat} CLUSTER=${CLUSTER:-4k} FILE_MB=${FILE_MB:-256}
-BS=${BS:-64k} WRITERS=${WRITERS:-1 4} ROUNDS=${ROUNDS:-2} NAME=${NAME:-seq}
-PROFILE=${PROFILE:-0}
-[[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
-	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
+# shellcheck source=host/settings.sh
+. "$REPO_DIR/host/settings.sh"
+seq_settings
 # The device's sectors are no larger than the filesystem's blocks.
 case "$FS" in
 exfat) sector=4096 ;;
 minix) sector=1024 ;;
-*) die "FS: exfat or minix, not '$FS'" ;;
 esac
-[[ $FILE_MB =~ ^[1-9][0-9]*$ ]] || die "FILE_MB must be a whole number"
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number"
-for writers in $WRITERS; do
-	[[ $writers =~ ^[1-9][0-9]*$ ]] || die "WRITERS: '$writers' is not a number of jobs"
-done
 results=$REPO_DIR/results/$(date +%F)-$NAME
-[ ! -e "$results" ] || die "$results exists: pick another NAME"
 
 # null_blk as the bench has it: memory-backed, completing in the
 # submitting context; room for the files and the filesystem.
 nullb_gb=$(((2 * FILE_MB + 1023) / 1024))
-export GUEST_APPEND="${GUEST_APPEND:-} null_blk.nr_devices=1 \
+export GUEST_APPEND="$GUEST_APPEND null_blk.nr_devices=1 \
 null_blk.queue_mode=2 null_blk.memory_backed=1 null_blk.gb=$nullb_gb \
 null_blk.bs=$sector null_blk.irqmode=0"
-export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G} GUEST_CLOCK=icount
+export GUEST_MEM=${GUEST_MEM:-$((nullb_gb + 3))G} CLOCK
 # About two host minutes per 256 MiB written and read, and 20 to spare.
 export BOOT_TIMEOUT=$((1200 + 120 * ROUNDS * $(wc -w <<<"$WRITERS") * FILE_MB / 256))
 

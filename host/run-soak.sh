@@ -5,49 +5,23 @@
 # their logs and shrunk sequences, its kernel log, and a README with the
 # table (host/report/soak.py).
 #
-# Settings (environment or make variables):
-#   SOAK_KERNELS "LABEL=BZIMAGE:OPS ..." (default: series=the lean kernel
-#                with 1000000 operations per filesystem, debug=the debug
-#                kernel with 100000); e.g. add stock=...:1000000 for stock
-#                6.12 on the same seeds
-#   FILESYSTEMS  every filesystem with a guest/tests/fs plug-in
-#   RUNS         runs per filesystem, each on its own seeds: 20
-#   INSTANCES    fsmodel instances at once in a run: 2
-#   FIRST_SEED   the first seed: 1
-#   NAME         results/<date>-NAME (soak)
+# Settings (config/defaults.mk): SOAK_KERNELS (LABEL=BZIMAGE:OPS items;
+# e.g. add stock=...:1000000 for stock 6.12 on the same seeds),
+# FILESYSTEMS, RUNS, INSTANCES, FIRST_SEED, NAME.
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
-
-SOAK_KERNELS=${SOAK_KERNELS:-series=$BUILT_KERNEL:1000000 debug=$DEBUG_KERNEL:100000}
-plugins=("$REPO_DIR"/guest/tests/fs/*.sh)
-plugins=("${plugins[@]##*/}")
-FILESYSTEMS=${FILESYSTEMS:-${plugins[*]%.sh}}
-RUNS=${RUNS:-20} INSTANCES=${INSTANCES:-2} FIRST_SEED=${FIRST_SEED:-1}
-NAME=${NAME:-soak}
-[[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] ||
-	die "NAME may hold letters, digits, '.', '_' and '-' only, not '$NAME'"
-for n in "$RUNS" "$INSTANCES" "$FIRST_SEED"; do
-	[[ $n =~ ^[1-9][0-9]*$ ]] || die "RUNS, INSTANCES, FIRST_SEED: '$n' is not a number"
-done
-for fs in $FILESYSTEMS; do
-	[ -f "$REPO_DIR/guest/tests/fs/$fs.sh" ] ||
-		die "FILESYSTEMS: no guest/tests/fs/$fs.sh"
-done
+# shellcheck source=host/settings.sh
+. "$REPO_DIR/host/settings.sh"
+soak_settings
 results=$REPO_DIR/results/$(date +%F)-$NAME
-[ ! -e "$results" ] || die "$results exists: pick another NAME"
 
 raw=$CACHE_DIR/soak-runs
 rm -rf "$raw"
 mkdir -p "$raw"
 for spec in $SOAK_KERNELS; do
-	label=${spec%%=*} rest=${spec#*=}
-	image=${rest%:*} ops=${rest##*:}
-	if ! [[ $label =~ ^[A-Za-z0-9._-]+$ ]] || [ "$rest" = "$spec" ] ||
-		! [[ $ops =~ ^[1-9][0-9]*$ ]]; then
-		die "SOAK_KERNELS: '$spec' is not LABEL=BZIMAGE:OPS"
-	fi
-	[ -f "$image" ] || die "SOAK_KERNELS: $image not found"
+	kernel_spec SOAK_KERNELS "${spec%:*}"
+	ops=${spec##*:}
 	share=$(bench_share "$raw" "$label")
 	cat >"$share/soak.conf" <<CONF
 FILESYSTEMS="$FILESYSTEMS"

@@ -5,26 +5,22 @@
 # them, counting checks. Exits non-zero when any check failed or a guest did
 # not finish.
 #
-# TEST_KERNELS picks the kernels (default "debug"): lean is the
-# guest.config kernel the bench also boots (KERNEL_IMAGE overrides it),
-# debug the one with guest.config + debug.config (lockdep, KASAN,
-# sleep-in-atomic, list and object debugging), on which any report fails.
+# TEST_KERNELS and TESTS pick the kernels and the tests
+# (config/defaults.mk).
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=host/settings.sh
+. "$REPO_DIR/host/settings.sh"
+test_settings
 
-# TESTS=t-30-simple-switch,t-60-minix runs only those tests.
-if [ -n "${TESTS:-}" ]; then
-	check_test_names "$TESTS" TESTS
-	export GUEST_APPEND="${GUEST_APPEND:-} iomap.tests=$TESTS"
-fi
+[ -z "$TESTS" ] || export GUEST_APPEND="$GUEST_APPEND iomap.tests=$TESTS"
 
 passed=0 failed=0 skipped=0
-for kernel in ${TEST_KERNELS:-debug}; do
+for kernel in $TEST_KERNELS; do
 	case "$kernel" in
 	lean) image=$KERNEL_IMAGE name=test timeout=$BOOT_TIMEOUT ;;
 	debug) image=$DEBUG_KERNEL name=test-debug timeout=$((2 * BOOT_TIMEOUT)) ;;
-	*) die "TEST_KERNELS: unknown kernel '$kernel' (lean, debug)" ;;
 	esac
 	log=$LOG_DIR/$name.log
 	log "suite on the $kernel kernel ($image)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stack check: compile the direct-I/O entry points of the stock tree and of
 # the prepared (patched) tree with -fstack-usage and fail if any frame grew
-# by more than STACK_BOUND bytes (default 64).  A function the series adds
+# by more than STACK_BOUND bytes (config/defaults.mk).  A function the series adds
 # is compared with the one stock 6.12 ran in its place (minix and exfat read
 # through generic_file_read_iter(), minix wrote through
 # generic_file_write_iter()).
@@ -9,7 +9,10 @@ set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
 
-bound=${STACK_BOUND:-64}
+setting STACK_BOUND
+[[ $STACK_BOUND =~ ^[0-9]+$ ]] ||
+	die "STACK_BOUND must be a whole number of bytes, not '$STACK_BOUND'"
+bound=$STACK_BOUND
 stock=$CACHE_DIR/stock
 # patched function (object:function) and what stock 6.12 ran in its place
 pairs=(

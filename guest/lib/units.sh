@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # Sizes and times as the settings write them. Sourced by the bench in the
-# guest (/lib/iomap/units.sh) and by host/bench-settings.sh, which checks
+# guest (/lib/iomap/units.sh) and by host/settings.sh, which checks
 # the settings with them before anything is built.
 
 # bytes SIZE: a size such as 512, 4k or 1m in bytes.
