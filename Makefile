@@ -63,6 +63,7 @@ ladder: settings-ladder initramfs
 	@$(SCRIPTS)/ladder.sh
 
 check: tree
+	@$(SCRIPTS)/settings-check.sh
 	@$(SCRIPTS)/checkpatch.sh
 	@$(SCRIPTS)/am-check.sh
 	@$(SCRIPTS)/stack-check.sh

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make check's settings step: every command's defaults (config/defaults.mk)
+# pass its checks (host/settings.sh), and a bad value of each kind fails
+# them, so before anything is built. Each case runs host/check-settings.sh
+# in a clean environment; the last line is "N passed, N failed".
+set -euo pipefail
+# shellcheck source=host/common.sh
+. "$(dirname "$0")/common.sh"
+
+passed=0 failed=0
+
+# expect ok|fail COMMAND [NAME=VALUE...]: check-settings.sh COMMAND with
+# those settings alone succeeds, or fails naming the last one given.
+expect() {
+	local want=$1 command=$2 got=ok error last
+	shift 2
+	error=$(env -i PATH="$PATH" HOME="$HOME" IOMAP_CACHE="$CACHE_DIR" "$@" \
+		"$REPO_DIR/host/check-settings.sh" "$command" 2>&1 >/dev/null) || got=fail
+	last=${*: -1}
+	last=${last%%=*}
+	if [ "$got" = fail ] && [ -n "$last" ] && [[ $error != *"$last"* ]]; then
+		got="fail without naming $last: $error"
+	fi
+	if [ "$got" = "$want" ]; then
+		passed=$((passed + 1))
+		echo "ok $((passed + failed)) $command $* ($want)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $((passed + failed)) $command $*: $got, want $want"
+	fi
+}
+
+for command in test bench ladder seq soak; do
+	expect ok "$command"
+done
+# The database bench's WORKLOADS are sysbench's scripts, there once
+# host/install-deps.sh db has run.
+if [ -d /usr/share/sysbench ]; then
+	expect ok db
+	expect fail db WORKLOADS=oltp_nothing
+fi
+expect ok bench CLOCK=realtime QUICK=1
+expect ok bench QUICK=1 BSS=4k
+expect ok seq SEQ_KERNELS="a=lean b=debug" FS=minix
+expect ok test TEST_KERNELS="lean debug" TESTS=t-10-dio-read,t-60-minix
+
+expect fail test TESTS=t-99-none
+expect fail test TEST_KERNELS=huge
+expect fail test JOBS=0
+expect fail test GUEST_MEM=4
+expect fail test IOMAP_ACCEL=qemu
+expect fail bench CLOCK=wall
+expect fail bench CLOCK=icount IOMAP_ACCEL=kvm
+expect fail bench QUICK=2
+expect fail bench BSS=3k
+expect fail bench RUNTIME=0ms
+expect fail bench CLOCK=realtime RUNTIME=500ms
+expect fail bench SIZE_MB=big
+expect fail bench PIN=2
+expect fail bench NAME=a/b
+expect fail ladder LADDER=no-such-topic
+expect fail ladder CLOCK=realtime
+expect fail seq FS=ext4
+expect fail seq BS=4q
+expect fail seq CLOCK=realtime
+expect fail soak SOAK_KERNELS=a=lean
+expect fail soak FILESYSTEMS=zfs
+expect fail db DB_KERNELS=no-label
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
