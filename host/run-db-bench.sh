@@ -28,13 +28,13 @@ null_blk.queue_mode=2 null_blk.memory_backed=1 null_blk.gb=1 \
 null_blk.bs=4096 null_blk.irqmode=0"
 export GUEST_CPUS=1 GUEST_MEM CLOCK
 export GUEST_HOSTROOT=1
-# A hang guard, not an estimate: 20 host minutes per filesystem for
-# creating and filling the database, and per run 12 host seconds per guest
-# second and a minute more (a traced run's trace is read back under
-# icount), which a host shared with two other guests and a kernel build
-# needed.
+# A hang guard, not an estimate: 40 host minutes per filesystem for
+# creating and filling the database, and per run 24 host seconds per guest
+# second and two minutes more (a traced run's trace is read back under
+# icount). Half of this stopped boots before their end on a host shared
+# with two other guests and a kernel build.
 runs=$(($(wc -w <<<"$WORKLOADS") * (2 * ROUNDS + 4)))
-export BOOT_TIMEOUT=$(($(wc -w <<<"$FSES") * (1200 + runs * (12 * RUN_SECONDS + 60))))
+export BOOT_TIMEOUT=$((2 * $(wc -w <<<"$FSES") * (1200 + runs * (12 * RUN_SECONDS + 60))))
 
 raw=$CACHE_DIR/db-runs
 rm -rf "$raw"
