@@ -10,11 +10,12 @@ set -euo pipefail
 out=$CACHE_DIR/initramfs.cpio.gz
 root=$CACHE_DIR/initramfs-root
 
+# The tools every test may run, and those each filesystem's plug-in names
+# (FS_TOOLS).
 host_tools=(
-	fio perf nvme xfs_io mkfs.xfs mkfs.ext4 mke2fs filefrag
-	mkfs.minix fsck.minix mkfs.exfat fsck.exfat e2fsck xfs_repair dmsetup mkswap swapon
-	swapoff losetup
+	fio perf nvme xfs_io filefrag dmsetup mkswap swapon swapoff losetup
 )
+mapfile -t -O ${#host_tools[@]} host_tools < <(fs_plugin_values FS_TOOLS)
 
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,mnt,run,lib64} \
@@ -51,7 +52,9 @@ make -s -C "$REPO_DIR/guest/tools" OUT="$CACHE_DIR/tools-bin"
 for prog in "$CACHE_DIR"/tools-bin/*; do
 	copy_with_libs "$prog" "/tools/bin/$(basename "$prog")"
 done
-cp -r "$REPO_DIR"/guest/tests/*.sh "$REPO_DIR"/guest/tests/fs "$root/tests/"
+cp "$REPO_DIR"/guest/tests/*.sh "$root/tests/"
+mkdir -p "$root/tests/fs"
+cp "$FS_PLUGIN_DIR"/*.sh "$root/tests/fs/"
 cp "$REPO_DIR"/guest/bench/*.sh "$root/bench/"
 cp "$REPO_DIR"/guest/lib/*.sh "$root/lib/iomap/"
 cp "$REPO_DIR/guest/init" "$root/init"

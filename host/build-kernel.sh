@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Configure and build the guest kernel out of tree, in the cache, with
-# ccache. The config is x86_64 allnoconfig plus config/guest.config; every
-# option the fragment asks for is checked in the result so a silently
-# dropped option fails the build instead of a test later.
+# ccache. The config is x86_64 allnoconfig plus config/guest.config and
+# the filesystems' fragments (guest/tests/fs/*.config); every option the
+# fragments ask for is checked in the result so a silently dropped option
+# fails the build instead of a test later.
 #
 #   host/build-kernel.sh [TARGET...]     default target: bzImage
 #
@@ -30,7 +31,8 @@ debug)
 esac
 src=${KERNEL_SRC:-$SRC_DIR}
 build=${KERNEL_BUILD:-$default_build}
-read -r -a fragments <<<"${KERNEL_FRAGMENTS:-$default_fragments}"
+read -r -a given <<<"${KERNEL_FRAGMENTS:-$default_fragments}"
+mapfile -t fragments < <(kernel_fragments "${given[@]}")
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(bzImage)
 build_settings

@@ -208,3 +208,52 @@ series_hash() {
 		[ -z "$patches" ] || (cd "$PATCH_DIR" && echo "$patches" | xargs cat)
 	} | sha256sum | cut -c1-16
 }
+
+# Filesystems are plug-ins: guest/tests/fs/NAME.sh describes one for the
+# suite and the benches (guest/tests/lib.sh lists what it sets), and may
+# come with guest/tests/fs/NAME.config, the kernel options it needs.
+FS_PLUGIN_DIR=$REPO_DIR/guest/tests/fs
+
+# fs_plugins: the filesystems with a plug-in, by name.
+fs_plugins() {
+	local plugin
+	for plugin in "$FS_PLUGIN_DIR"/*.sh; do
+		basename "$plugin" .sh
+	done
+}
+
+# fs_plugin_values VAR: VAR as every plug-in sets it, one word a line,
+# each word once. The plug-ins are read in a subshell: they only set
+# variables and define the guest's hooks.
+fs_plugin_values() {
+	local fs
+	for fs in $(fs_plugins); do
+		fs_plugin_values_of "$fs" "$1"
+	done | awk '!seen[$0]++'
+}
+
+# fs_plugin_values_of NAME VAR: VAR as plug-in NAME sets it, a word a line.
+fs_plugin_values_of() {
+	(
+		set +u
+		unset "$2"
+		# shellcheck source=/dev/null
+		. "$FS_PLUGIN_DIR/$1.sh"
+		read -r -d '' -a words <<<"${!2}" || true
+		[ ${#words[@]} -eq 0 ] || printf '%s\n' "${words[@]}"
+	)
+}
+
+# kernel_fragments FRAGMENT...: the config fragments to build with: those
+# given, with the filesystems' own (guest/tests/fs/*.config) right after
+# config/guest.config wherever it is one of them.
+kernel_fragments() {
+	local given fs_fragment
+	for given; do
+		echo "$given"
+		[ "$given" -ef "$REPO_DIR/config/guest.config" ] || continue
+		for fs_fragment in "$FS_PLUGIN_DIR"/*.config; do
+			[ ! -e "$fs_fragment" ] || echo "$fs_fragment"
+		done
+	done
+}

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Install, with apt-get, every host package the harness needs; with "db",
-# those of the database bench (host/run-db-bench.sh), which the guest runs
-# from the host's root.
+# Install, with apt-get, every host package the harness needs (with the
+# packages of each filesystem's tools, FS_PACKAGES of guest/tests/fs/*.sh);
+# with "db", those of the database bench (host/run-db-bench.sh), which the
+# guest runs from the host's root.
 # Idempotent: prints nothing and touches nothing when all are present.
 set -euo pipefail
+# shellcheck source=host/common.sh
+. "$(dirname "$0")/common.sh"
 
 case "${1:-}" in
 "")
@@ -11,9 +14,10 @@ case "${1:-}" in
 		linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
 		dwarves cpio xz-utils ccache git rsync kmod
 		qemu-system-x86 qemu-utils fio liburing-dev libaio-dev linux-perf
-		nvme-cli busybox-static xfsprogs e2fsprogs util-linux exfatprogs
+		nvme-cli busybox-static xfsprogs e2fsprogs util-linux dmsetup
 		gnuplot-nox python3
 	)
+	mapfile -t -O ${#packages[@]} packages < <(fs_plugin_values FS_PACKAGES)
 	;;
 db) packages=(mariadb-server mariadb-client sysbench) ;;
 *)

@@ -113,10 +113,29 @@ icount_only() {
 	CLOCK=icount
 }
 
-# build_settings: host/build-kernel.sh's.
+# check_fs_plugins: every filesystem plug-in (guest/tests/fs/NAME.sh) sets
+# what the host takes from it: its tools, their packages, and entry points
+# of the form make stack-check reads.
+check_fs_plugins() {
+	local fs var entry point='[A-Za-z0-9_/-]+\.o:[A-Za-z0-9_]+'
+	for fs in $(fs_plugins); do
+		for var in FS_TYPE FS_TOOLS FS_PACKAGES FS_ENTRY_POINTS; do
+			[ -n "$(fs_plugin_values_of "$fs" "$var")" ] ||
+				die "guest/tests/fs/$fs.sh sets no $var"
+		done
+		for entry in $(fs_plugin_values_of "$fs" FS_ENTRY_POINTS); do
+			[[ $entry =~ ^$point(=$point)?$ ]] ||
+				die "guest/tests/fs/$fs.sh: FS_ENTRY_POINTS: '$entry' is not OBJECT.o:FUNCTION[=OBJECT.o:FUNCTION]"
+		done
+	done
+}
+
+# build_settings: host/build-kernel.sh's, and the filesystem plug-ins the
+# builds take options, tools and entry points from.
 build_settings() {
 	setting JOBS
 	[ -z "$JOBS" ] || check_int JOBS "$JOBS" 1
+	check_fs_plugins
 }
 
 # boot_settings "SCOPE...": host/boot.sh's, CLOCK resolved already.
@@ -292,7 +311,7 @@ seq_settings() {
 
 # make soak's. FILESYSTEMS left empty is every plug-in.
 soak_settings() {
-	local spec plugins
+	local spec
 	setting CLOCK
 	settings soak SOAK_KERNELS FILESYSTEMS RUNS INSTANCES FIRST_SEED NAME
 	boot_settings soak
@@ -304,9 +323,7 @@ soak_settings() {
 		kernel_spec SOAK_KERNELS "${spec%:*}"
 	done
 	if [ -z "$FILESYSTEMS" ]; then
-		plugins=("$REPO_DIR"/guest/tests/fs/*.sh)
-		plugins=("${plugins[@]##*/}")
-		FILESYSTEMS=${plugins[*]%.sh}
+		FILESYSTEMS=$(fs_plugins | paste -sd' ')
 	fi
 	check_filesystems FILESYSTEMS "$FILESYSTEMS"
 	check_int RUNS "$RUNS" 1

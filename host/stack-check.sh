@@ -14,26 +14,16 @@ setting STACK_BOUND
 	die "STACK_BOUND must be a whole number of bytes, not '$STACK_BOUND'"
 bound=$STACK_BOUND
 stock=$CACHE_DIR/stock
-# patched function (object:function) and what stock 6.12 ran in its place
+# Pairs of a patched function (object:function) and what stock 6.12 ran
+# in its place: iomap's own, then each filesystem's (FS_ENTRY_POINTS of
+# its plug-in: OBJECT:FUNCTION, or PATCHED=STOCK where they differ).
 pairs=(
 	"fs/iomap/direct-io.o:iomap_dio_rw fs/iomap/direct-io.o:iomap_dio_rw"
 	"fs/iomap/direct-io.o:__iomap_dio_rw fs/iomap/direct-io.o:__iomap_dio_rw"
-	"fs/ext4/file.o:ext4_file_read_iter fs/ext4/file.o:ext4_file_read_iter"
-	"fs/ext4/file.o:ext4_dio_read_iter fs/ext4/file.o:ext4_dio_read_iter"
-	"fs/ext4/file.o:ext4_file_write_iter fs/ext4/file.o:ext4_file_write_iter"
-	"fs/ext4/file.o:ext4_dio_write_iter fs/ext4/file.o:ext4_dio_write_iter"
-	"fs/xfs/xfs_file.o:xfs_file_read_iter fs/xfs/xfs_file.o:xfs_file_read_iter"
-	"fs/xfs/xfs_file.o:xfs_file_dio_read fs/xfs/xfs_file.o:xfs_file_dio_read"
-	"fs/xfs/xfs_file.o:xfs_file_write_iter fs/xfs/xfs_file.o:xfs_file_write_iter"
-	"fs/xfs/xfs_file.o:xfs_file_dio_write_aligned fs/xfs/xfs_file.o:xfs_file_dio_write_aligned"
-	"fs/xfs/xfs_file.o:xfs_file_dio_write_unaligned fs/xfs/xfs_file.o:xfs_file_dio_write_unaligned"
-	"fs/ext2/file.o:ext2_file_read_iter fs/ext2/file.o:ext2_file_read_iter"
-	"fs/ext2/file.o:ext2_file_write_iter fs/ext2/file.o:ext2_file_write_iter"
-	"fs/exfat/file.o:exfat_file_read_iter mm/filemap.o:generic_file_read_iter"
-	"fs/exfat/file.o:exfat_file_write_iter fs/exfat/file.o:exfat_file_write_iter"
-	"fs/minix/file.o:minix_file_read_iter mm/filemap.o:generic_file_read_iter"
-	"fs/minix/file.o:minix_file_write_iter mm/filemap.o:generic_file_write_iter"
 )
+for entry in $(fs_plugin_values FS_ENTRY_POINTS); do
+	pairs+=("${entry%%=*} ${entry#*=}")
+done
 
 if [ ! -d "$stock" ]; then
 	git -C "$SRC_DIR" worktree add -q --detach "$stock" baseline

@@ -129,7 +129,12 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #   FS_TYPE      the type to mount
 #   FS_VARIANTS  its variants (mkfs options), one word each
 #   FS_BLOCK     its block size: the simple path serves reads of one block
-#   FS_TOOLS     the programs its hooks run
+#   FS_TOOLS     the programs its hooks run (host/build-initramfs.sh
+#                copies them into the guest)
+#   FS_PACKAGES  the Debian packages they come from (host/install-deps.sh)
+#   FS_ENTRY_POINTS  its direct-I/O entry points, as object:function, or
+#                PATCHED=STOCK where stock 6.12 ran another function in
+#                its place: make stack-check compares their stack frames
 # and may set
 #   FS_ENGINES   the O_DIRECT engines it serves (default: DIO_ENGINES)
 #   FS_CANNOT    what it cannot do, which changes what checks expect:
@@ -144,7 +149,9 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 # and defines fs_label VARIANT (the name its checks carry), fs_mkfs VARIANT
 # (make it on FS_DEV), fs_fsck (check FS_DEV) and fs_mounted LABEL VARIANT
 # MOUNTPOINT (one check that the variant is what got mounted), and may
-# define fs_setup and fs_teardown (make and remove FS_DEV).
+# define fs_setup and fs_teardown (make and remove FS_DEV). The kernel
+# options it needs are in tests/fs/NAME.config, a config fragment that
+# host/build-kernel.sh merges right after config/guest.config.
 
 # fs_load NAME: read tests/fs/NAME.sh over the defaults.
 fs_load() {

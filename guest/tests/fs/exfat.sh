@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh, the tests and host/
 # exfat with 512-byte, 4 KiB and 64 KiB clusters on a 64 MiB dm-linear
 # slice of the test disk, so that mkfs and the pattern are quick. The whole
 # slice holds a stale pattern before mkfs, so that any cluster a file gets
@@ -16,6 +16,9 @@ FS_CANNOT="sparse simple_multi_block"
 FS_SKIP_CHECKS="hole_truncate: exfat has no holes to cut a file inside"
 FS_FIO_BS=4k
 FS_TOOLS="mkfs.exfat fsck.exfat dmsetup"
+FS_PACKAGES=exfatprogs
+FS_ENTRY_POINTS="fs/exfat/file.o:exfat_file_read_iter=mm/filemap.o:generic_file_read_iter
+	fs/exfat/file.o:exfat_file_write_iter"
 FS_DEV=/dev/mapper/exfat
 EXFAT_SECTORS=131072
 EXFAT_STALE=0x5e5e

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh, the tests and host/
 # An ext2-format volume with 4 KiB blocks mounted by ext2's own driver (its
 # indirect-block mapping through iomap_dio_rw()), on the whole test disk.
 # ext2 has no polled I/O.
@@ -9,6 +9,9 @@ FS_BLOCK=4096
 FS_ENGINES="psync libaio io_uring"
 FS_SKIP_CHECKS="seek_holes: ext2 has no SEEK_HOLE/SEEK_DATA (generic_file_llseek)"
 FS_TOOLS="mkfs.ext4 e2fsck"
+FS_PACKAGES=e2fsprogs
+FS_ENTRY_POINTS="fs/ext2/file.o:ext2_file_read_iter
+	fs/ext2/file.o:ext2_file_write_iter"
 
 fs_label() {
 	echo ext2

@@ -1,10 +1,15 @@
 # shellcheck shell=sh
-# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh, the tests and host/
 # ext4 with 4 KiB blocks, on the whole test disk.
 FS_TYPE=ext4
 FS_VARIANTS=4k
 FS_BLOCK=4096
 FS_TOOLS="mkfs.ext4 e2fsck"
+FS_PACKAGES=e2fsprogs
+FS_ENTRY_POINTS="fs/ext4/file.o:ext4_file_read_iter
+	fs/ext4/file.o:ext4_dio_read_iter
+	fs/ext4/file.o:ext4_file_write_iter
+	fs/ext4/file.o:ext4_dio_write_iter"
 
 fs_label() {
 	echo ext4

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh, the tests and host/
 # minix v1, v2 and v3 in 1 KiB blocks on the first 32 MiB of the test
 # disk: small and quick, and within what v1 can address. minix has no
 # polled I/O.
@@ -9,6 +9,9 @@ FS_BLOCK=1024
 FS_ENGINES="psync libaio io_uring"
 FS_SKIP_CHECKS="seek_holes: minix has no SEEK_HOLE/SEEK_DATA (generic_file_llseek)"
 FS_TOOLS="mkfs.minix fsck.minix"
+FS_PACKAGES=util-linux
+FS_ENTRY_POINTS="fs/minix/file.o:minix_file_read_iter=mm/filemap.o:generic_file_read_iter
+	fs/minix/file.o:minix_file_write_iter=mm/filemap.o:generic_file_write_iter"
 
 fs_label() {
 	echo "minix v$1"

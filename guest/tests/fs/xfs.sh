@@ -1,10 +1,16 @@
 # shellcheck shell=sh
-# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh and the tests
+# shellcheck disable=SC2034 # the FS_ settings are read by tests/lib.sh, the tests and host/
 # XFS with 4 KiB blocks, on the whole test disk.
 FS_TYPE=xfs
 FS_VARIANTS=4k
 FS_BLOCK=4096
 FS_TOOLS="mkfs.xfs xfs_repair"
+FS_PACKAGES=xfsprogs
+FS_ENTRY_POINTS="fs/xfs/xfs_file.o:xfs_file_read_iter
+	fs/xfs/xfs_file.o:xfs_file_dio_read
+	fs/xfs/xfs_file.o:xfs_file_write_iter
+	fs/xfs/xfs_file.o:xfs_file_dio_write_aligned
+	fs/xfs/xfs_file.o:xfs_file_dio_write_unaligned"
 
 fs_label() {
 	echo xfs
