@@ -81,7 +81,7 @@ check_filesystems() {
 	local fs
 	check_some "$1" "$2"
 	for fs in $2; do
-		[ -f "$REPO_DIR/guest/tests/fs/$fs.sh" ] ||
+		[ -f "$FS_PLUGIN_DIR/$fs.sh" ] ||
 			die "$1: no guest/tests/fs/$fs.sh"
 	done
 }
@@ -117,13 +117,15 @@ icount_only() {
 # what the host takes from it: its tools, their packages, and entry points
 # of the form make stack-check reads.
 check_fs_plugins() {
-	local fs var entry point='[A-Za-z0-9_/-]+\.o:[A-Za-z0-9_]+'
+	local fs var entries entry point='[A-Za-z0-9_/-]+\.o:[A-Za-z0-9_]+'
 	for fs in $(fs_plugins); do
-		for var in FS_TYPE FS_TOOLS FS_PACKAGES FS_ENTRY_POINTS; do
+		for var in FS_TYPE FS_TOOLS FS_PACKAGES; do
 			[ -n "$(fs_plugin_values_of "$fs" "$var")" ] ||
 				die "guest/tests/fs/$fs.sh sets no $var"
 		done
-		for entry in $(fs_plugin_values_of "$fs" FS_ENTRY_POINTS); do
+		entries=$(fs_plugin_values_of "$fs" FS_ENTRY_POINTS)
+		[ -n "$entries" ] || die "guest/tests/fs/$fs.sh sets no FS_ENTRY_POINTS"
+		for entry in $entries; do
 			[[ $entry =~ ^$point(=$point)?$ ]] ||
 				die "guest/tests/fs/$fs.sh: FS_ENTRY_POINTS: '$entry' is not OBJECT.o:FUNCTION[=OBJECT.o:FUNCTION]"
 		done
