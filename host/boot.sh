@@ -37,7 +37,11 @@ for disk in nvme0 nvme1; do
 	[ -f "$IMAGE_DIR/$disk.img" ] || truncate -s 8G "$IMAGE_DIR/$disk.img"
 done
 
+# log_buf_len: a kernel log that holds a whole suite or soak run, so that
+# the guest's checks of it (tests/lib.sh kernel_reports) see every report
+# from the first line on, not only what the default 128 KiB ring kept.
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 nvme.poll_queues=2"
+cmdline+=" log_buf_len=32M"
 cmdline+=" iomap.run=$run $GUEST_APPEND"
 
 qemu_args=(

@@ -298,11 +298,14 @@ contiguous() {
 	done
 }
 
-# kernel_reports: the lines of the kernel log that start a warning, oops,
-# lockdep, KASAN or debug-objects report (lockdep and "sleeping function
-# called from invalid context" reports start with WARNING: or BUG:).
+# kernel_reports: the lines of a kernel log on standard input that start a
+# warning, oops, lockdep, KASAN or debug-objects report (lockdep and
+# "sleeping function called from invalid context" reports start with
+# WARNING: or BUG:), or that say a direct write found the page cache in its
+# way: iomap's "Direct I/O collision" and the page cache's invalidation
+# failure both mean a reader may have seen stale data.
 kernel_reports() {
-	dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|INFO: task .* blocked|KASAN|ODEBUG|list_(add|del) corruption'
+	grep -E 'WARNING:|BUG:|Oops|general protection|possible recursive locking|circular locking|INFO: task .* blocked|KASAN|ODEBUG|list_(add|del) corruption|Direct I/O collision|Page cache invalidation failure'
 }
 
 # Drop the page cache so buffered data cannot mask what O_DIRECT reads.

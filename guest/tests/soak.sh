@@ -5,8 +5,11 @@
 # fresh filesystem (seeds FIRST_SEED on, one per instance and run),
 # simple_read 1 and 0 in turn, an unmount and mount after every quarter
 # of a run. A failing instance's log is kept in the share and shrunk
-# (fsmodel -S). Writes runs.tsv (one line a run), failures/ and dmesg.txt
-# to the host's share.
+# (fsmodel -S). A run fails when fsmodel fails or when the kernel logged a
+# report during it (tests/lib.sh kernel_reports: warnings, oopses, lockdep,
+# KASAN, direct I/O colliding with the page cache). Writes runs.tsv (one
+# line a run), failures/ (each with the command lines that replay it) and
+# dmesg.txt, the whole kernel log run by run, to the host's share.
 cd /tests || exit 1
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
@@ -17,7 +20,8 @@ share_open soak soak.conf FILESYSTEMS OPS RUNS INSTANCES FIRST_SEED || exit 1
 per_instance=$((OPS / RUNS / INSTANCES))
 printf 'fs\trun\tseed\tsimple_read\tops\tseconds\tresult\n' >$OUT/runs.tsv
 mkdir -p $OUT/failures
-dmesg -c >/dev/null
+# The kernel log so far (the boot), then each run's, as it is taken.
+dmesg -c >$OUT/dmesg.txt
 
 # soak_fs NAME: every run on filesystem NAME (tests/fs/NAME.sh, its first
 # variant), one line each in runs.tsv.
@@ -46,11 +50,16 @@ soak_fs() {
 			result=ok
 		else
 			result=FAIL
-			keep_failure "$1" $seed
 		fi
 		secs=$(($(date +%s) - start))
+		take_kernel_log "$1 run $run seed $seed simple_read=$sr"
+		if [ -s /tmp/soak-reports ]; then
+			result="FAIL (kernel: $(head -n 1 /tmp/soak-reports))"
+			cat /tmp/soak-reports >>/tmp/soak.out
+		fi
+		[ "$result" = ok ] || keep_failure "$1" $seed
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" $run $seed $sr \
-			$((per_instance * INSTANCES)) $secs $result >>$OUT/runs.tsv
+			$((per_instance * INSTANCES)) $secs "$result" >>$OUT/runs.tsv
 		echo "[soak] $1 run $run seed $seed simple_read=$sr: $result in $secs s"
 		rm -f "$log"*
 		run=$((run + 1))
@@ -62,13 +71,32 @@ soak_fs() {
 	fs_teardown
 }
 
+# take_kernel_log WHAT: move what the kernel logged since the last call
+# into the share's dmesg.txt under a heading naming WHAT, and its reports
+# into /tmp/soak-reports (empty when there are none).
+take_kernel_log() {
+	dmesg -c >/tmp/soak-dmesg
+	echo "=== $1" >>$OUT/dmesg.txt
+	cat /tmp/soak-dmesg >>$OUT/dmesg.txt
+	kernel_reports </tmp/soak-dmesg >/tmp/soak-reports
+}
+
 # keep_failure FS SEED: the report and each instance's log of a failed
-# run into failures/FS-SEED/, with a shrunk log of each instance that
-# still fails alone on replay.
+# run into failures/FS-SEED/, with the command lines that replay it in the
+# guest (make shell) on a fresh filesystem of the same kind, and a shrunk
+# log of each instance that still fails alone on replay.
 keep_failure() {
 	dir=$OUT/failures/$1-$2
 	mkdir -p "$dir"
-	cp /tmp/soak.out "$dir/report.txt"
+	{
+		echo "# $1 ($FS_TYPE, $(fs_label "$v")), simple_read=$sr, on a fresh filesystem mounted on $FS_MNT:"
+		echo "# the whole run, as the soak ran it:"
+		echo "fsmodel -q -D -n $INSTANCES -s $2 -N $per_instance -r $((per_instance / 4)) -c 1000 -R '$(fs_remount_cmd)' $FS_MNT"
+		echo "# one instance's log (LOG: a soak-*.log.N file beside this one):"
+		echo "fsmodel -R '$(fs_remount_cmd)' -p LOG $FS_MNT"
+		echo
+		cat /tmp/soak.out
+	} >"$dir/report.txt"
 	for f in "$log".*; do
 		[ -e "$f" ] || continue
 		cp "$f" "$dir/"
@@ -82,7 +110,7 @@ for fs in $FILESYSTEMS; do
 	soak_fs "$fs"
 done
 
-dmesg >$OUT/dmesg.txt
-kernel_reports >$OUT/splats.txt
+take_kernel_log "the end"
+kernel_reports <$OUT/dmesg.txt >$OUT/splats.txt
 uname -r >$OUT/kernel.txt
 echo "[soak] done"
