@@ -51,6 +51,9 @@ for kernel in $TEST_KERNELS; do
 		/^  # Subtest: / { test = $3 }
 		/^  not ok [0-9]+ / { print "[" kernel "] " test ": " substr($0, 3) }
 		/^not ok [0-9]+ / { print "[" kernel "] " $0 }' >&2
+	# Each test file's time in the guest, for keeping the suite short.
+	tr -d '\r' <"$log" | awk -v kernel="$kernel" '
+		/^# time: / { printf "[%s] %s %s s\n", kernel, $3, $4 }' >&2
 	echo "$kernel: $summary ($(($(date +%s) - start)) s; console log: $log)" >&2
 	[[ $summary =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]
 	passed=$((passed + BASH_REMATCH[1]))

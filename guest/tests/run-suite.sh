@@ -96,6 +96,8 @@ run_test() {
 		nested "not ok $next $1 reports a check # it reported none"
 		test_failed=$((test_failed + 1))
 	fi
+	# Each file's time, for the host's report (host/run-tests.sh).
+	echo "# time: $1 $(($(date +%s) - start)) s"
 	passed=$((passed + test_passed))
 	failed=$((failed + test_failed))
 	skipped=$((skipped + test_skipped))
@@ -121,7 +123,7 @@ done
 
 # Any warning, oops, lockdep, KASAN or debug-objects report during the run
 # is a failure.
-splats=$(kernel_reports | head -n 5)
+splats=$(dmesg | kernel_reports | head -n 5)
 check="kernel log: no warnings, oopses or lockdep reports"
 if [ -z "$splats" ]; then
 	echo "ok $((files + 1)) $check"
