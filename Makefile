@@ -15,6 +15,28 @@ include config/defaults.mk
 
 all: test
 
+# The settings checks of the commands make was asked for (a bare make is
+# make test). Every step that does work waits for them, so a bad value
+# fails first whatever -j says.
+settings_of_all := settings-test
+settings_of_test := settings-test
+settings_of_bench := settings-bench
+settings_of_ladder := settings-ladder
+settings_of_bench-db := settings-db
+settings_of_bench-seq := settings-seq
+settings_of_soak := settings-soak
+goal_settings := $(sort $(foreach goal,$(or $(MAKECMDGOALS),all),$(settings_of_$(goal))))
+
+# kernels_named SETTING: make's steps for the kernels that a *_KERNELS
+# setting names as "lean" or "debug" (LABEL=lean, LABEL=lean:OPS), and
+# only those: a bzImage given by path is not built (kernel_images: each
+# item's BZIMAGE).
+kernel_images = $(foreach item,$(1),$(firstword $(subst :, ,$(lastword $(subst =, ,$(item))))))
+kernels_named = $(if $(filter lean,$(call kernel_images,$(1))),kernel) \
+	$(if $(filter debug,$(call kernel_images,$(1))),kernel-debug)
+
+deps deps-db tree kernel kernel-debug initramfs: | $(goal_settings)
+
 deps:
 	@$(SCRIPTS)/install-deps.sh
 
@@ -47,15 +69,15 @@ bench: settings-bench kernel initramfs
 	@$(SCRIPTS)/run-bench.sh
 
 # Sequential buffered throughput (exfat): SEQ_KERNELS="stock=... series=...".
-bench-seq: settings-seq kernel initramfs
+bench-seq: settings-seq $(call kernels_named,$(SEQ_KERNELS)) initramfs
 	@$(SCRIPTS)/run-seq-bench.sh
 
 # MariaDB and sysbench, the host's own, in the guest: DB_KERNELS="stock=... series=...".
-bench-db: deps-db settings-db kernel initramfs
+bench-db: settings-db deps-db $(call kernels_named,$(DB_KERNELS)) initramfs
 	@$(SCRIPTS)/run-db-bench.sh
 
 # The model tester over many seeds, on the lean and the debug kernel.
-soak: settings-soak kernel kernel-debug initramfs
+soak: settings-soak $(call kernels_named,$(SOAK_KERNELS)) initramfs
 	@$(SCRIPTS)/run-soak.sh
 
 # Builds its own trees (host/ladder.sh), so only the initramfs first.
