@@ -4,11 +4,11 @@
 SHELL := /bin/bash
 SCRIPTS := host
 
-SETTINGS := test bench ladder db seq soak
+SETTINGS := test bench ladder db seq soak replay
 
 .PHONY: all deps deps-db tree kernel kernel-debug initramfs $(SETTINGS:%=settings-%) \
 	test bench ladder check stack-check bisect-check am-check export dev-tree bench-seq \
-	bench-db soak shell clean
+	bench-db soak replay shell clean
 
 # Every setting's default, and what it does (the scripts read it too).
 include config/defaults.mk
@@ -25,6 +25,7 @@ settings_of_ladder := settings-ladder
 settings_of_bench-db := settings-db
 settings_of_bench-seq := settings-seq
 settings_of_soak := settings-soak
+settings_of_replay := settings-replay
 goal_settings := $(sort $(foreach goal,$(or $(MAKECMDGOALS),all),$(settings_of_$(goal))))
 
 # kernels_named SETTING: make's steps for the kernels that a *_KERNELS
@@ -79,6 +80,10 @@ bench-db: settings-db deps-db $(call kernels_named,$(DB_KERNELS)) initramfs
 # The model tester over many seeds, on the lean and the debug kernel.
 soak: settings-soak $(call kernels_named,$(SOAK_KERNELS)) initramfs
 	@$(SCRIPTS)/run-soak.sh
+
+# fsmodel logs (a soak's shrunk failures) run again: REPLAY_LOGS=...
+replay: settings-replay $(call kernels_named,$(REPLAY_KERNELS)) initramfs
+	@$(SCRIPTS)/run-replay.sh
 
 # Builds its own trees (host/ladder.sh), so only the initramfs first.
 ladder: settings-ladder initramfs

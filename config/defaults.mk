@@ -218,3 +218,17 @@ RUNS ?= 20
 INSTANCES ?= 2
 FIRST_SEED ?= 1
 soak.NAME ?= soak
+
+## make replay: fsmodel logs run again on a fresh filesystem
+
+# The logs: files, or folders whose *.shrunk files are taken (a soak's
+# failures/ folder, or one failure's).
+REPLAY_LOGS ?=
+# The filesystem plug-in (guest/tests/fs/NAME.sh, its first variant) each
+# log is replayed on, and the kernels (LABEL=BZIMAGE items).
+REPLAY_FS ?= xfs
+REPLAY_KERNELS ?= series=lean
+# The values of /sys/kernel/iomap/simple_read each log is replayed with (a
+# kernel without the switch replays each once).
+REPLAY_SIMPLE_READ ?= 1 0
+replay.NAME ?= replay

@@ -2,7 +2,7 @@
 # Boot the guest kernel in QEMU with emulated NVMe disks and run one job
 # inside it (the test suite or a bench), console on stdout and in a log.
 #
-#   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq, db, soak or shell
+#   host/boot.sh RUN [LOGNAME]      RUN: test, bench, seq, db, soak, replay or shell
 #
 # Settings (config/defaults.mk): IOMAP_ACCEL, CLOCK, GUEST_CPUS, GUEST_MEM,
 # GUEST_APPEND, BOOT_TIMEOUT, KERNEL_IMAGE. And from the scripts that boot:
@@ -19,7 +19,7 @@ set -euo pipefail
 setting CLOCK
 boot_settings ""
 
-run=${1:?usage: host/boot.sh test|bench|seq|db|soak|shell [logname]}
+run=${1:?usage: host/boot.sh test|bench|seq|db|soak|replay|shell [logname]}
 logname=${2:-$run}
 kernel=$KERNEL_IMAGE
 initrd=$CACHE_DIR/initramfs.cpio.gz

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reject a command's bad settings before anything is installed or built.
 #
-#   host/check-settings.sh test|bench|ladder|db|seq|soak
+#   host/check-settings.sh test|bench|ladder|db|seq|soak|replay
 #
 # The checks are host/settings.sh's, the ones the command's script makes.
 set -euo pipefail
@@ -11,6 +11,6 @@ set -euo pipefail
 . "$REPO_DIR/host/settings.sh"
 
 case "${1:-}" in
-test | bench | ladder | db | seq | soak) "$1_settings" ;;
-*) die "usage: check-settings.sh test|bench|ladder|db|seq|soak" ;;
+test | bench | ladder | db | seq | soak | replay) "$1_settings" ;;
+*) die "usage: check-settings.sh test|bench|ladder|db|seq|soak|replay" ;;
 esac

@@ -66,5 +66,9 @@ expect fail seq CLOCK=realtime
 expect fail soak SOAK_KERNELS=a=lean
 expect fail soak FILESYSTEMS=zfs
 expect fail db DB_KERNELS=no-label
+expect ok replay REPLAY_LOGS=results/2026-12-05-soak/series/failures/xfs-1
+expect fail replay REPLAY_LOGS=results/no-such-run
+expect fail replay REPLAY_LOGS=results/2026-12-05-soak REPLAY_FS=zfs
+expect fail replay REPLAY_LOGS=results/2026-12-05-soak REPLAY_SIMPLE_READ=2
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

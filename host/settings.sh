@@ -333,3 +333,35 @@ soak_settings() {
 	check_int FIRST_SEED "$FIRST_SEED" 1
 	check_new_results
 }
+
+# replay_settings: make replay's (host/run-replay.sh).
+replay_settings() {
+	local item
+	setting CLOCK
+	settings replay REPLAY_LOGS REPLAY_FS REPLAY_KERNELS REPLAY_SIMPLE_READ NAME
+	boot_settings replay
+	build_settings
+	check_some REPLAY_LOGS "$REPLAY_LOGS"
+	for item in $REPLAY_LOGS; do
+		[ -e "$item" ] || die "REPLAY_LOGS: no file or folder '$item'"
+	done
+	[ -n "$(replay_logs)" ] || die "REPLAY_LOGS: no log in '$REPLAY_LOGS'"
+	check_filesystems REPLAY_FS "$REPLAY_FS"
+	[ "$(wc -w <<<"$REPLAY_FS")" -eq 1 ] || die "REPLAY_FS: one filesystem, not '$REPLAY_FS'"
+	check_kernels REPLAY_KERNELS
+	check_words REPLAY_SIMPLE_READ "$REPLAY_SIMPLE_READ" 0 1
+	check_new_results
+}
+
+# replay_logs: the logs REPLAY_LOGS names, one path a line: its files, and
+# the *.shrunk files below its folders.
+replay_logs() {
+	local item
+	for item in $REPLAY_LOGS; do
+		if [ -d "$item" ]; then
+			find "$item" -name '*.shrunk' -type f | sort
+		else
+			echo "$item"
+		fi
+	done
+}

@@ -26,3 +26,19 @@ share_open() {
 		fi
 	done
 }
+
+# What the kernel logged since take_kernel_log last ran, and its reports
+# (tests/lib.sh kernel_reports, which the caller must have sourced).
+KERNEL_LOG_PART=/tmp/kernel-log-part
+KERNEL_REPORTS=/tmp/kernel-reports
+
+# take_kernel_log WHAT: move what the kernel logged since the last call
+# into the share's dmesg.txt under a heading naming WHAT, so that the share
+# holds the whole log however long the run, and its reports into
+# KERNEL_REPORTS (empty when there are none).
+take_kernel_log() {
+	dmesg -c >$KERNEL_LOG_PART
+	echo "=== $1" >>$OUT/dmesg.txt
+	cat $KERNEL_LOG_PART >>$OUT/dmesg.txt
+	kernel_reports <$KERNEL_LOG_PART >$KERNEL_REPORTS
+}

@@ -53,9 +53,9 @@ soak_fs() {
 		fi
 		secs=$(($(date +%s) - start))
 		take_kernel_log "$1 run $run seed $seed simple_read=$sr"
-		if [ -s /tmp/soak-reports ]; then
-			result="FAIL (kernel: $(head -n 1 /tmp/soak-reports))"
-			cat /tmp/soak-reports >>/tmp/soak.out
+		if [ -s $KERNEL_REPORTS ]; then
+			result="FAIL (kernel: $(head -n 1 $KERNEL_REPORTS))"
+			cat $KERNEL_REPORTS >>/tmp/soak.out
 		fi
 		[ "$result" = ok ] || keep_failure "$1" $seed
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" $run $seed $sr \
@@ -69,16 +69,6 @@ soak_fs() {
 	fs_fsck >/tmp/soak-fsck.out 2>&1 ||
 		cp /tmp/soak-fsck.out "$OUT/failures/$1-fsck.txt"
 	fs_teardown
-}
-
-# take_kernel_log WHAT: move what the kernel logged since the last call
-# into the share's dmesg.txt under a heading naming WHAT, and its reports
-# into /tmp/soak-reports (empty when there are none).
-take_kernel_log() {
-	dmesg -c >/tmp/soak-dmesg
-	echo "=== $1" >>$OUT/dmesg.txt
-	cat /tmp/soak-dmesg >>$OUT/dmesg.txt
-	kernel_reports </tmp/soak-dmesg >/tmp/soak-reports
 }
 
 # keep_failure FS SEED: the report and each instance's log of a failed
