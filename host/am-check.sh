@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check that each topic of the series applies with git am, on top of the
 # topics patches/series says it depends on, to a freshly extracted
-# linux-source-6.12 tree (its own extraction, not the prepared tree).
+# linux-source-6.12 tree (its own extraction, not the prepared tree), and
+# that its cover letter names that tree and those patches as b4 needs them.
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
@@ -29,6 +30,10 @@ for topic in "${topics[@]}"; do
 	base=$(sed -n 's/^base-commit: //p' "$PATCH_DIR/$topic/0000-cover-letter.patch")
 	[ "$base" = "$fresh" ] ||
 		die "am-check: $topic's base-commit $base is not the fresh tree's $fresh"
+	# And the patches it needs first, by the ids b4 computes.
+	diff <(prerequisite_ids "$topic") \
+		<(grep '^prerequisite-patch-id: ' "$PATCH_DIR/$topic/0000-cover-letter.patch") >&2 ||
+		die "am-check: $topic's cover letter lists other prerequisite-patch-ids than its dependencies' patches have (< wanted, > listed): make export"
 	log "am-check: $topic applies on ${deps[*]:-the fresh tree} ($n patches)"
 done
 rm -rf "$work"

@@ -181,6 +181,37 @@ topic_patches() {
 	done
 }
 
+# prerequisite_ids TOPIC: the prerequisite-patch-id lines TOPIC's cover
+# letter must carry: git patch-id --stable of each patch of the topics it
+# depends on, in git am order, as b4 computes them from the patches
+# themselves (git format-patch --base=... names other ids for commits
+# picked onto a scratch branch).
+prerequisite_ids() {
+	local deps patch
+	mapfile -t deps < <(topic_deps "$1")
+	[ ${#deps[@]} -gt 0 ] || return 0
+	while read -r patch; do
+		printf 'prerequisite-patch-id: %s\n' \
+			"$(git patch-id --stable <"$PATCH_DIR/$patch" | cut -d' ' -f1)"
+	done < <(topic_patches "${deps[@]}")
+}
+
+# write_prerequisites TOPIC: rewrite TOPIC's cover letter with the
+# prerequisite-patch-id lines prerequisite_ids gives, right after its
+# base-commit line.
+write_prerequisites() {
+	local cover=$PATCH_DIR/$1/0000-cover-letter.patch ids
+	ids=$(mktemp)
+	prerequisite_ids "$1" >"$ids"
+	awk -v ids="$ids" '
+		/^prerequisite-patch-id: / { next }
+		{ print }
+		/^base-commit: / { while ((getline line <ids) > 0) print line }' \
+		"$cover" >"$cover.tmp"
+	mv "$cover.tmp" "$cover"
+	rm -f "$ids"
+}
+
 # series_patches: the whole series' patches, in git am order.
 series_patches() {
 	local topics

@@ -9,8 +9,9 @@
 # so that its base-commit and prerequisite patch ids name what it needs and
 # nothing else. Its folder gets its patches, numbered, and a cover letter:
 # the subject and text come from the folder's previous cover letter (the
-# one place they are written), the shortlog, diffstat, base-commit and
-# prerequisite patch ids from git, and its To: (maintainers) and Cc:
+# one place they are written), the shortlog, diffstat and base-commit from
+# git, the prerequisite patch ids from the exported patches (as b4 reads
+# them), and its To: (maintainers) and Cc:
 # (reviewers and lists) from the tree's scripts/get_maintainer.pl over the
 # topic's patches.
 #
@@ -146,6 +147,8 @@ for topic in "${topics[@]}"; do
 	rm -f "$text" "$to" "$dir"/*.patch
 	mv "$out"/*.patch "$dir/"
 	rmdir "$out"
+	# The topics it depends on are exported already.
+	write_prerequisites "$topic"
 	git -C "$tree" worktree remove -f "$scratch" 2>/dev/null || true
 	n=$(git -C "$tree" rev-list --count "$base..$branch")
 	log "exported $topic: $n patches and its cover letter"
