@@ -15,6 +15,15 @@ include config/defaults.mk
 
 all: test
 
+# A variable on make's command line that is no setting is a typo (TEST=
+# for TESTS=): stop before anything runs, naming the closest setting.
+command_line_vars := $(foreach var,$(.VARIABLES),$(if $(filter command line,$(origin $(var))),$(var)))
+ifneq ($(command_line_vars),)
+ifneq ($(shell $(SCRIPTS)/check-settings.sh command-line $(command_line_vars) 2>&1 >/dev/null),)
+$(error $(shell $(SCRIPTS)/check-settings.sh command-line $(command_line_vars) 2>&1 >/dev/null))
+endif
+endif
+
 # The settings checks of the commands make was asked for (a bare make is
 # make test). Every step that does work waits for them, so a bad value
 # fails first whatever -j says.

@@ -70,5 +70,39 @@ expect ok replay REPLAY_LOGS=results/2026-12-05-soak/series/failures/xfs-1
 expect fail replay REPLAY_LOGS=results/no-such-run
 expect fail replay REPLAY_LOGS=results/2026-12-05-soak REPLAY_FS=zfs
 expect fail replay REPLAY_LOGS=results/2026-12-05-soak REPLAY_SIMPLE_READ=2
+# expect_make_fail WHAT ARG...: make ARG... (in a clean environment, on a
+# cache folder that does not exist) fails within 5 seconds naming WHAT,
+# before any step that builds or installs: the cache folder is not made.
+expect_make_fail() {
+	local what=$1 got=ok error cache
+	shift
+	cache=$(mktemp -u)
+	error=$(env -i PATH="$PATH" HOME="$HOME" IOMAP_CACHE="$cache" \
+		timeout 5 make -s -C "$REPO_DIR" "$@" 2>&1 >/dev/null) || got=fail
+	if [ "$got" = ok ]; then
+		got="it succeeded"
+	elif [ -e "$cache" ]; then
+		got="it made $cache before failing"
+		rm -rf "$cache"
+	elif [[ $error != *"$what"* ]]; then
+		got="fail without naming $what: $error"
+	fi
+	if [ "$got" = fail ]; then
+		passed=$((passed + 1))
+		echo "ok $((passed + failed)) make $* (fails at once)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $((passed + failed)) make $*: $got"
+	fi
+}
+
+for name in lib soak run-suite fs/ext4 ../bench/run-guest; do
+	expect fail test TESTS="$name"
+done
+expect_make_fail TESTS -j4 test TESTS=t-99-none
+expect_make_fail "did you mean TESTS" -j4 test TEST=t-10-dio-read
+expect_make_fail "did you mean TEST_KERNELS" test TESTKERNELS=lean
+expect_make_fail SOAK_KERNELS -j4 soak SOAK_KERNELS=a=lean
+expect_make_fail REPLAY_LOGS -j4 replay
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

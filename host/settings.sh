@@ -101,8 +101,10 @@ check_test_names() {
 	local t picked
 	IFS=, read -ra picked <<<"$1"
 	for t in "${picked[@]}"; do
-		[ -f "$REPO_DIR/guest/tests/$t.sh" ] ||
+		if ! [[ $t =~ ^t-[0-9]+-[A-Za-z0-9-]+$ ]] ||
+			! [ -f "$REPO_DIR/guest/tests/$t.sh" ]; then
 			die "$2: no test '$t' (guest/tests/t-*.sh, without .sh)"
+		fi
 	done
 }
 
@@ -363,5 +365,18 @@ replay_logs() {
 		else
 			echo "$item"
 		fi
+	done
+}
+
+# check_command_line NAME...: each NAME, a variable given on make's command
+# line, is a setting of config/defaults.mk; else die naming the closest.
+check_command_line() {
+	local var closest
+	for var; do
+		[ -n "${DEFAULTS[$var]+set}" ] && continue
+		closest=$(python3 -c 'import difflib, sys
+print(" or ".join(difflib.get_close_matches(sys.argv[1], sys.argv[2:], 2, 0.6)))' \
+			"$var" "${!DEFAULTS[@]}")
+		die "$var is no setting (config/defaults.mk)${closest:+: did you mean $closest?}"
 	done
 }
