@@ -18,6 +18,7 @@ set -euo pipefail
 . "$REPO_DIR/host/settings.sh"
 setting CLOCK
 boot_settings ""
+lock_cache "host/boot.sh ${1:-}"
 
 run=${1:?usage: host/boot.sh test|bench|seq|db|soak|replay|shell [logname]}
 logname=${2:-$run}

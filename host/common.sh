@@ -77,6 +77,22 @@ PATCH_DIR=${PATCH_DIR:-$REPO_DIR/patches}
 export BOOT_TIMEOUT REPO_DIR CACHE_DIR SRC_TARBALL SRC_DIR BUILD_DIR IMAGE_DIR LOG_DIR \
 	PATCH_DIR DEBUG_BUILD_DIR DEBUG_KERNEL
 
+# lock_cache WHAT: hold the cache's run lock until this script and what it
+# started have ended. Runs on one cache share its disk images and shares,
+# so a second one waits for the first, saying whose it is, rather than
+# writing the same disks; a script started by one holding it goes on.
+lock_cache() {
+	[ "${IOMAP_CACHE_LOCKED:-}" != "$CACHE_DIR" ] || return 0
+	mkdir -p "$CACHE_DIR"
+	exec {lock_fd}>>"$CACHE_DIR/run.lock"
+	if ! flock -n "$lock_fd"; then
+		log "$1: waiting for the run that holds $CACHE_DIR ($(cat "$CACHE_DIR/run.owner" 2>/dev/null || echo unknown)) to end"
+		flock "$lock_fd"
+	fi
+	echo "$1, pid $$, since $(date +%T)" >"$CACHE_DIR/run.owner"
+	export IOMAP_CACHE_LOCKED=$CACHE_DIR
+}
+
 # The harness's git identity for the commits it makes in kernel trees.
 GIT_ID=(-c user.name="iomap-dio harness" -c user.email="harness@localhost")
 

@@ -18,6 +18,7 @@ set -euo pipefail
 # shellcheck source=host/settings.sh
 . "$REPO_DIR/host/settings.sh"
 ladder_settings
+lock_cache "make ladder"
 
 steps=$LADDER
 ladder=$CACHE_DIR/ladder

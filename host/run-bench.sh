@@ -13,6 +13,7 @@ set -euo pipefail
 # Whether NAME was given, before the settings default it.
 name_given=${NAME:+1}
 bench_settings
+lock_cache "make bench"
 
 # RESULTS names the folder itself (make ladder puts its steps in one).
 # Without a NAME, a second run on one day gets the next free -N suffix.

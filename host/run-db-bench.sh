@@ -15,6 +15,7 @@ set -euo pipefail
 # shellcheck source=host/settings.sh
 . "$REPO_DIR/host/settings.sh"
 db_settings
+lock_cache "make bench-db"
 [ -x /usr/sbin/mariadbd ] || die "no mariadbd on the host (host/install-deps.sh db)"
 results=$REPO_DIR/results/$(date +%F)-$NAME
 

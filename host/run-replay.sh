@@ -14,6 +14,7 @@ set -euo pipefail
 # shellcheck source=host/settings.sh
 . "$REPO_DIR/host/settings.sh"
 replay_settings
+lock_cache "make replay"
 results=$REPO_DIR/results/$(date +%F)-$NAME
 
 raw=$CACHE_DIR/replay-runs

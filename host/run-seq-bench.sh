@@ -14,6 +14,7 @@ set -euo pipefail
 # shellcheck source=host/settings.sh
 . "$REPO_DIR/host/settings.sh"
 seq_settings
+lock_cache "make bench-seq"
 # The device's sectors are no larger than the filesystem's blocks.
 case "$FS" in
 exfat) sector=4096 ;;

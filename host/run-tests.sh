@@ -13,6 +13,7 @@ set -euo pipefail
 # shellcheck source=host/settings.sh
 . "$REPO_DIR/host/settings.sh"
 test_settings
+lock_cache "make test"
 
 [ -z "$TESTS" ] || export GUEST_APPEND="$GUEST_APPEND iomap.tests=$TESTS"
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make check's settings step: every command's defaults (config/defaults.mk)
 # pass its checks (host/settings.sh), and a bad value of each kind fails
-# them, so before anything is built. Each case runs host/check-settings.sh
-# in a clean environment; the last line is "N passed, N failed".
+# them, so before anything is built; and a second run on one cache waits
+# for the first. Each case runs in a clean environment; the last line is
+# "N passed, N failed".
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
@@ -104,5 +105,28 @@ expect_make_fail "did you mean TESTS" -j4 test TEST=t-10-dio-read
 expect_make_fail "did you mean TEST_KERNELS" test TESTKERNELS=lean
 expect_make_fail SOAK_KERNELS -j4 soak SOAK_KERNELS=a=lean
 expect_make_fail REPLAY_LOGS -j4 replay
+# A second run on a cache another run holds waits for it: a boot on a
+# cache whose lock is held says whose and is still waiting after 3
+# seconds; once the lock is free, the same boot goes on (and stops at
+# the missing kernel of the empty cache).
+cache=$(mktemp -d)
+echo "a run for the check, pid 1" >"$cache/run.owner"
+flock "$cache/run.lock" sleep 6 &
+holder=$!
+sleep 0.5
+out=$(env -i PATH="$PATH" HOME="$HOME" IOMAP_CACHE="$cache" \
+	timeout 3 "$REPO_DIR/host/boot.sh" shell 2>&1) && status=0 || status=$?
+wait "$holder"
+after=$(env -i PATH="$PATH" HOME="$HOME" IOMAP_CACHE="$cache" \
+	timeout 3 "$REPO_DIR/host/boot.sh" shell 2>&1) || true
+rm -rf "$cache"
+if [ "$status" = 124 ] && [[ $out == *"waiting for the run that holds"*"a run for the check"* ]] &&
+	[[ $after == *"no kernel at"* ]]; then
+	passed=$((passed + 1))
+	echo "ok $((passed + failed)) a second run on one cache waits for the first"
+else
+	failed=$((failed + 1))
+	echo "not ok $((passed + failed)) a second run on one cache waits for the first: $status, $out; then: $after"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
