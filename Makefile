@@ -13,7 +13,10 @@ SETTINGS := test bench ladder db seq soak replay
 # Every setting's default, and what it does (the scripts read it too).
 include config/defaults.mk
 
-all: test
+# A bare make lists the commands (README.md's table) rather than starting
+# the long suite.
+all:
+	@sed -n '/^## Targets/,/^## /{/^|/p}' README.md
 
 # A variable on make's command line that is no setting is a typo (TEST=
 # for TESTS=): stop before anything runs, naming the closest setting.
@@ -24,10 +27,8 @@ $(error $(shell $(SCRIPTS)/check-settings.sh command-line $(command_line_vars) 2
 endif
 endif
 
-# The settings checks of the commands make was asked for (a bare make is
-# make test). Every step that does work waits for them, so a bad value
+# The settings checks of the commands make was asked for. Every step that does work waits for them, so a bad value
 # fails first whatever -j says.
-settings_of_all := settings-test
 settings_of_test := settings-test
 settings_of_bench := settings-bench
 settings_of_ladder := settings-ladder
@@ -35,7 +36,7 @@ settings_of_bench-db := settings-db
 settings_of_bench-seq := settings-seq
 settings_of_soak := settings-soak
 settings_of_replay := settings-replay
-goal_settings := $(sort $(foreach goal,$(or $(MAKECMDGOALS),all),$(settings_of_$(goal))))
+goal_settings := $(sort $(foreach goal,$(MAKECMDGOALS),$(settings_of_$(goal))))
 
 # kernels_named SETTING: make's steps for the kernels that a *_KERNELS
 # setting names as "lean" or "debug" (LABEL=lean, LABEL=lean:OPS), and
@@ -123,5 +124,10 @@ export:
 shell: kernel initramfs
 	@host/boot.sh shell
 
+# Everything the cache holds but the prepared tree, ccache and the
+# development tree (make dev-tree: work of yours).
 clean:
-	@. $(SCRIPTS)/common.sh && rm -rf "$$BUILD_DIR" "$$LOG_DIR" "$$IMAGE_DIR"
+	@. $(SCRIPTS)/common.sh && cd "$$CACHE_DIR" 2>/dev/null && \
+		rm -rf build build-* bisect stock ladder kernels logs images \
+			initramfs* tools-bin insn-count.so bench-share *-runs \
+			am-check run.lock run.owner
