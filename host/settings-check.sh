@@ -105,6 +105,14 @@ expect_make_fail "did you mean TESTS" -j4 test TEST=t-10-dio-read
 expect_make_fail "did you mean TEST_KERNELS" test TESTKERNELS=lean
 expect_make_fail SOAK_KERNELS -j4 soak SOAK_KERNELS=a=lean
 expect_make_fail REPLAY_LOGS -j4 replay
+# A setting that has only scoped defaults (bench.NAME, ...) is a setting.
+if env -i PATH="$PATH" HOME="$HOME" make -n -s -C "$REPO_DIR" bench NAME=x QUICK=1 >/dev/null 2>&1; then
+	passed=$((passed + 1))
+	echo "ok $((passed + failed)) make bench NAME=x: NAME is a setting"
+else
+	failed=$((failed + 1))
+	echo "not ok $((passed + failed)) make bench NAME=x: NAME taken for no setting"
+fi
 # A second run on a cache another run holds waits for it: a boot on a
 # cache whose lock is held says whose and is still waiting after 3
 # seconds; once the lock is free, the same boot goes on (and stops at

@@ -369,14 +369,17 @@ replay_logs() {
 }
 
 # check_command_line NAME...: each NAME, a variable given on make's command
-# line, is a setting of config/defaults.mk; else die naming the closest.
+# line, is a setting of config/defaults.mk (with or without a scope: NAME
+# has only bench.NAME, soak.NAME, ...); else die naming the closest.
 check_command_line() {
-	local var closest
+	local var closest names
+	names=$(printf '%s\n' "${!DEFAULTS[@]}" | sed 's/.*\.//' | sort -u)
 	for var; do
-		[ -n "${DEFAULTS[$var]+set}" ] && continue
+		grep -qxF "$var" <<<"$names" && continue
+		# shellcheck disable=SC2086 # one setting a word
 		closest=$(python3 -c 'import difflib, sys
 print(" or ".join(difflib.get_close_matches(sys.argv[1], sys.argv[2:], 2, 0.6)))' \
-			"$var" "${!DEFAULTS[@]}")
+			"$var" $names)
 		die "$var is no setting (config/defaults.mk)${closest:+: did you mean $closest?}"
 	done
 }
