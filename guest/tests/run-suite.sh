@@ -56,6 +56,18 @@ count_results() {
 		END { print p + 0, f + 0, s + 0 }' "$1"
 }
 
+# reset_after_kill: a test killed at its limit leaves what it made behind
+# (mounts, device-mapper and loop devices, a switched simple_read): take
+# them away, so that the tests after it start from the state they expect
+# rather than failing on the killed one's leftovers.
+reset_after_kill() {
+	awk '$2 ~ "^/mnt" { print $2 }' /proc/mounts | sort -r |
+		while read -r mnt; do umount -l "$mnt"; done
+	dmsetup remove_all --force >/dev/null 2>&1
+	losetup -D 2>/dev/null
+	[ ! -w $SIMPLE_READ ] || echo 1 >$SIMPLE_READ
+}
+
 # run_test NAME NUMBER: run NAME.sh under setsid and its time limit, its
 # output on the console as subtest NUMBER of the suite. A test killed at its
 # limit, or ending with a non-zero status, has one more check, failed.
@@ -89,6 +101,7 @@ run_test() {
 	if [ "$status" = 137 ] && [ $(($(date +%s) - start)) -ge "$limit" ]; then
 		nested "not ok $next $1 ends within its time limit # TIMEOUT $limit seconds"
 		test_failed=$((test_failed + 1))
+		reset_after_kill
 	elif [ "$status" != 0 ]; then
 		nested "not ok $next $1 exits with status 0 # exited with status $status"
 		test_failed=$((test_failed + 1))
