@@ -16,6 +16,7 @@ set -euo pipefail
 replay_settings
 lock_cache "make replay"
 results=$REPO_DIR/results/$(date +%F)-$NAME
+commit=$(git -C "$REPO_DIR" rev-parse --short HEAD)
 
 raw=$CACHE_DIR/replay-runs
 rm -rf "$raw"
@@ -49,7 +50,7 @@ cp -r "$raw"/* "$results/"
 	echo "# fsmodel logs replayed on $REPLAY_FS"
 	echo
 	echo "\`make replay NAME=$NAME REPLAY_FS=$REPLAY_FS REPLAY_KERNELS=\"$REPLAY_KERNELS\" REPLAY_LOGS=\"$REPLAY_LOGS\"\`"
-	echo "at commit $(git -C "$REPO_DIR" rev-parse --short HEAD): each log on a"
+	echo "at commit $commit: each log on a"
 	echo "fresh filesystem (guest/tests/replay.sh), \`fsmodel -p\`."
 	while read -r label; do
 		echo
