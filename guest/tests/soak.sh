@@ -1,12 +1,13 @@
 # shellcheck shell=sh
 # make soak, inside the guest (iomap.run=soak): the model tester, fsmodel,
-# over many seeds on every filesystem soak.conf names. For each, OPS
-# operations in all, in RUNS runs of INSTANCES instances at once on one
-# fresh filesystem (seeds FIRST_SEED on, one per instance and run),
-# simple_read 1 and 0 in turn, an unmount and mount after every quarter
-# of a run. A failing instance's log is kept in the share and shrunk
-# (fsmodel -S). Writes runs.tsv (one line a run), failures/ and dmesg.txt
-# to the host's share.
+# over many seeds on every filesystem soak.conf names, with what its
+# plug-in declares (fs_model_caps) and its files up to FS_MODEL_SIZE now
+# and then. For each, OPS operations in all, in RUNS runs of INSTANCES
+# instances at once on one fresh filesystem (seeds FIRST_SEED on, one per
+# instance and run), simple_read 1 and 0 in turn, an unmount and mount
+# after every quarter of a run. A failing instance's log is kept in the
+# share and shrunk (fsmodel -S). Writes runs.tsv (one line a run),
+# failures/ and dmesg.txt to the host's share.
 cd /tests || exit 1
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
@@ -40,7 +41,8 @@ soak_fs() {
 		fi
 		log=/tmp/soak-$1-$seed.log
 		start=$(date +%s)
-		if fsmodel -q -D -n "$INSTANCES" -s $seed -N $per_instance \
+		if fsmodel -q -D -F "$(fs_model_caps)" -n "$INSTANCES" -s $seed \
+			-N $per_instance -X "$FS_MODEL_SIZE" \
 			-r $((per_instance / 4)) -c 1000 -o "$log" \
 			-R "$(fs_remount_cmd)" "$FS_MNT" >/tmp/soak.out 2>&1; then
 			result=ok

@@ -12,6 +12,8 @@ FS_TOOLS="mkfs.ext4 e2fsck"
 FS_PACKAGES=e2fsprogs
 FS_ENTRY_POINTS="fs/ext2/file.o:ext2_file_read_iter
 	fs/ext2/file.o:ext2_file_write_iter"
+# No fallocate, no RWF_NOWAIT, no STATX_DIOALIGN; SEEK_HOLE finds no holes.
+FS_MODEL_CAPS="dio copy seek fiemap"
 
 fs_label() {
 	echo ext2
