@@ -137,7 +137,8 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #                its place: make stack-check compares their stack frames
 #   FS_MODEL_CAPS  what the model tester may rely on with the series, in
 #                fsmodel -F's words (dio, dioalign, copy, falloc=MODE,...,
-#                nowait=KIND,..., seek, fiemap; tools/fsmodel.c): what is
+#                nowait=KIND,..., seek, fiemap, eofzero; tools/fsmodel.c):
+#                what is
 #                declared is tested and must work, what is not is never
 #                tried; t-40 checks it against fsmodel -P
 # and may set

@@ -7,11 +7,12 @@
 # (buffered, O_DIRECT, misaligned O_DIRECT, vectored, io_uring (also from
 # a registered buffer), libaio, RWF_NOWAIT, RWF_DSYNC, O_DSYNC, O_APPEND
 # and mapped reads and writes; a mapping kept across truncates up and
-# down, and stores past EOF into its last page before the file grows;
-# every declared fallocate mode; copy_file_range; SEEK_HOLE/SEEK_DATA and
-# FIEMAP against the model's data; fsync, fdatasync and msync; reopening
-# with the caches dropped; and an unmount and mount with the whole files
-# compared), most of them within 256 KiB, one offset in 16 up to 64 MiB
+# down, and where declared stores past EOF into its last page before the
+# file grows; every declared fallocate mode; copy_file_range;
+# SEEK_HOLE/SEEK_DATA and FIEMAP against the model's data; fsync,
+# fdatasync and msync; reopening with the caches dropped; and an unmount
+# and mount with the whole files compared), most of them within 256 KiB,
+# one offset in 16 up to 64 MiB
 # (FS_MODEL_SIZE), once with simple_read at 1 and once at 0, then fsck.
 # Each run fails if a declared operation fails in any way or never ran.
 # A run with one byte of its model corrupted on purpose must report the
