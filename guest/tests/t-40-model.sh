@@ -12,7 +12,7 @@
 # SEEK_HOLE/SEEK_DATA and FIEMAP against the model's data; fsync,
 # fdatasync and msync; reopening with the caches dropped; and an unmount
 # and mount with the whole files compared), most of them within 256 KiB,
-# one offset in 16 up to 64 MiB
+# one offset in 64 up to 64 MiB
 # (FS_MODEL_SIZE), once with simple_read at 1 and once at 0, then fsck.
 # Each run fails if a declared operation fails in any way or never ran.
 # A run with one byte of its model corrupted on purpose must report the

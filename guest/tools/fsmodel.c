@@ -35,7 +35,7 @@
  *   -s SEED    seed (default 1); the same seed and options replay the run
  *   -N OPS     random operations per instance (default 10000)
  *   -l BYTES   max file size (default 256k)
- *   -X BYTES   far size: one offset or size in 16 is drawn up to BYTES
+ *   -X BYTES   far size: one offset or size in 64 is drawn up to BYTES
  *              instead of -l, so that the files now and then grow sparse
  *              and large (default 0: off).  The model is a sparse mapping:
  *              only what was written costs memory
@@ -184,6 +184,12 @@
 #define CHECK_CHUNK	(1 << 20)
 /* The FIEMAP extents asked for; more make the list incomplete. */
 #define FIEMAP_MAX	512
+/*
+ * With -X, one offset or size in this many reaches past -l.  A file that
+ * went far stays large until a truncate brings it back, and every
+ * whole-file check reads all of it: rarer far draws keep the run short.
+ */
+#define FAR_ONE_IN	64
 /* The most an eoftail write writes. */
 #define TAIL_WRITE_MAX	512
 
@@ -1908,12 +1914,12 @@ static bool op_valid(const struct instance *in, const struct op *op)
 
 /*
  * How far a random offset or size may reach: the first -l bytes, and with
- * -X one time in 16 up to @limit, so that most ops stay where the files
- * are small and dense and some make them large and sparse.
+ * -X one time in FAR_ONE_IN up to @limit, so that most ops stay where the
+ * files are small and dense and some make them large and sparse.
  */
 static size_t reach(struct instance *in, size_t limit)
 {
-	if (cfg.farsize && !rnd(in, 16))
+	if (cfg.farsize && !rnd(in, FAR_ONE_IN))
 		return limit;
 	return min_size(limit, cfg.maxsize);
 }
