@@ -135,6 +135,12 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #   FS_ENTRY_POINTS  its direct-I/O entry points, as object:function, or
 #                PATCHED=STOCK where stock 6.12 ran another function in
 #                its place: make stack-check compares their stack frames
+#   FS_MODEL_CAPS  what the model tester may rely on with the series, in
+#                fsmodel -F's words (dio, dioalign, copy, falloc=MODE,...,
+#                nowait=KIND,..., seek, fiemap, eofzero; tools/fsmodel.c):
+#                what is
+#                declared is tested and must work, what is not is never
+#                tried; t-40 checks it against fsmodel -P
 # and may set
 #   FS_ENGINES   the O_DIRECT engines it serves (default: DIO_ENGINES)
 #   FS_CANNOT    what it cannot do, which changes what checks expect:
@@ -146,6 +152,11 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #                per line as "NAME: reason" (the reason the result gives)
 #   FS_FIO_BS    the block size of the fio verify run (default: FS_BLOCK)
 #   FS_DEV       the device it is made on (default: TEST_DEV)
+#   FS_MODEL_CAPS_STOCK  what fsmodel may rely on in stock 6.12, where that
+#                differs from FS_MODEL_CAPS (see fs_model_caps)
+#   FS_MODEL_SIZE  how large fsmodel's files grow now and then (its -X;
+#                default 64m): a filesystem without sparse files allocates
+#                all of it
 # and defines fs_label VARIANT (the name its checks carry), fs_mkfs VARIANT
 # (make it on FS_DEV), fs_fsck (check FS_DEV) and fs_mounted LABEL VARIANT
 # MOUNTPOINT (one check that the variant is what got mounted), and may
@@ -163,6 +174,9 @@ fs_load() {
 	# shellcheck disable=SC2034 # read by the tests
 	FS_FIO_BS=
 	FS_DEV=$TEST_DEV
+	unset FS_MODEL_CAPS FS_MODEL_CAPS_STOCK
+	# shellcheck disable=SC2034 # read by the model tests
+	FS_MODEL_SIZE=64m
 	# shellcheck disable=SC2317 # called by the tests
 	fs_setup() { :; }
 	# shellcheck disable=SC2317 # called by the tests
@@ -207,6 +221,24 @@ fs_open() {
 	fs_setup && return 0
 	fail "$1 device" "could not make $FS_DEV"
 	return 1
+}
+
+# fs_model_caps: the loaded filesystem's capabilities for fsmodel -F:
+# FS_MODEL_CAPS, or FS_MODEL_CAPS_STOCK (where the plug-in sets it) on a
+# kernel without the series' simple read switch, taken for stock 6.12. A
+# kernel this picks wrongly for (a step of the series without the simple
+# read path) fails t-40's check of the declaration against fsmodel -P,
+# loudly, rather than testing less.
+fs_model_caps() {
+	if [ -n "${FS_MODEL_CAPS_STOCK+set}" ] && [ ! -e $SIMPLE_READ ]; then
+		set -- "$FS_MODEL_CAPS_STOCK"
+	else
+		set -- "$FS_MODEL_CAPS"
+	fi
+	# On one line, the words as they are.
+	# shellcheck disable=SC2086
+	set -- $1
+	echo "$*"
 }
 
 # fs_remount_cmd: a command that unmounts and mounts again the loaded

@@ -1,15 +1,17 @@
 # shellcheck shell=sh
 # make soak, inside the guest (iomap.run=soak): the model tester, fsmodel,
-# over many seeds on every filesystem soak.conf names. For each, OPS
-# operations in all, in RUNS runs of INSTANCES instances at once on one
-# fresh filesystem (seeds FIRST_SEED on, one per instance and run),
-# simple_read 1 and 0 in turn, an unmount and mount after every quarter
-# of a run. A failing instance's log is kept in the share and shrunk
-# (fsmodel -S). A run fails when fsmodel fails or when the kernel logged a
-# report during it (tests/lib.sh kernel_reports: warnings, oopses, lockdep,
-# KASAN, direct I/O colliding with the page cache). Writes runs.tsv (one
-# line a run), failures/ (each with the command lines that replay it) and
-# dmesg.txt, the whole kernel log run by run, to the host's share.
+# over many seeds on every filesystem soak.conf names, with what its
+# plug-in declares (fs_model_caps) and its files up to FS_MODEL_SIZE now
+# and then. For each, OPS operations in all, in RUNS runs of INSTANCES
+# instances at once on one fresh filesystem (seeds FIRST_SEED on, one per
+# instance and run), simple_read 1 and 0 in turn, an unmount and mount
+# after every quarter of a run. A failing instance's log is kept in the
+# share and shrunk (fsmodel -S). A run fails when fsmodel fails or when
+# the kernel logged a report during it (tests/lib.sh kernel_reports:
+# warnings, oopses, lockdep, KASAN, direct I/O colliding with the page
+# cache). Writes runs.tsv (one line a run), failures/ (each with the
+# command lines that replay it) and dmesg.txt, the whole kernel log run by
+# run, to the host's share.
 cd /tests || exit 1
 # shellcheck source=guest/tests/lib.sh
 . ./lib.sh
@@ -22,6 +24,17 @@ printf 'fs\trun\tseed\tsimple_read\tops\tseconds\tresult\n' >$OUT/runs.tsv
 mkdir -p $OUT/failures
 # The kernel log so far (the boot), then each run's, as it is taken.
 dmesg -c >$OUT/dmesg.txt
+
+# soak_run SEED OPTION...: one run of fsmodel as the soak makes it, on the
+# loaded filesystem, with more options (keep_failure's report spells the
+# same command out).
+soak_run() {
+	run_seed=$1
+	shift
+	fsmodel -q -D -F "$(fs_model_caps)" -n "$INSTANCES" -s "$run_seed" \
+		-N $per_instance -X "$FS_MODEL_SIZE" -r $((per_instance / 4)) \
+		-c 1000 -R "$(fs_remount_cmd)" "$@" "$FS_MNT"
+}
 
 # soak_fs NAME: every run on filesystem NAME (tests/fs/NAME.sh, its first
 # variant), one line each in runs.tsv.
@@ -44,9 +57,7 @@ soak_fs() {
 		fi
 		log=/tmp/soak-$1-$seed.log
 		start=$(date +%s)
-		if fsmodel -q -D -n "$INSTANCES" -s $seed -N $per_instance \
-			-r $((per_instance / 4)) -c 1000 -o "$log" \
-			-R "$(fs_remount_cmd)" "$FS_MNT" >/tmp/soak.out 2>&1; then
+		if soak_run $seed -o "$log" >/tmp/soak.out 2>&1; then
 			result=ok
 		else
 			result=FAIL
@@ -81,7 +92,7 @@ keep_failure() {
 	{
 		echo "# $1 ($FS_TYPE, $(fs_label "$v")), simple_read=$sr, on a fresh filesystem mounted on $FS_MNT:"
 		echo "# the whole run, as the soak ran it:"
-		echo "fsmodel -q -D -n $INSTANCES -s $2 -N $per_instance -r $((per_instance / 4)) -c 1000 -R '$(fs_remount_cmd)' $FS_MNT"
+		echo "fsmodel -q -D -F '$(fs_model_caps)' -n $INSTANCES -s $2 -N $per_instance -X $FS_MODEL_SIZE -r $((per_instance / 4)) -c 1000 -R '$(fs_remount_cmd)' $FS_MNT"
 		echo "# one instance's log (LOG: a soak-*.log.N file beside this one):"
 		echo "fsmodel -R '$(fs_remount_cmd)' -p LOG $FS_MNT"
 		echo

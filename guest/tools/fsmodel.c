@@ -5,18 +5,43 @@
  * (a byte array and a size), and checks every read, and now and then the
  * whole of both files, against that model.
  *
- *   fsmodel [options] DIR
+ *   fsmodel -F CAPS [options] DIR
+ *   fsmodel -P DIR
  *
+ *   -F CAPS    what the filesystem can do, declared: nothing is guessed.
+ *              Words separated by spaces:
+ *                dio        O_DIRECT opens and transfers work
+ *                dioalign   statx reports STATX_DIOALIGN (needs dio)
+ *                copy       copy_file_range() between the two files
+ *                falloc=M,M...  these fallocate modes: alloc, keep, punch,
+ *                           zero, zero-keep, collapse, insert
+ *                nowait=K,K...  RWF_NOWAIT for these: read, write (through
+ *                           the page cache), dread, dwrite (O_DIRECT)
+ *                seek       SEEK_HOLE and SEEK_DATA
+ *                fiemap     the FIEMAP ioctl
+ *                eofzero    bytes stored through a mapping past EOF, in
+ *                           the EOF page, read back as zeros once a write
+ *                           or a truncate takes the file past them
+ *              An op that needs what is not declared is never drawn; one
+ *              that is declared and fails (EINVAL, EOPNOTSUPP, ENOSPC or
+ *              any other error) is a failure.  dio is checked at the start
+ *              (O_DIRECT opens), and so is dioalign, both ways: statx must
+ *              report the alignment exactly when it is declared
+ *   -P         probe DIR and print what it can do in -F's form, then exit:
+ *              to compare a declaration with, never to run from
  *   -n N       instances, forked (default 1; one instance runs in-process).
  *              Instance i works on DIR/fsm.i.a and DIR/fsm.i.b with seed
  *              SEED + i.
  *   -s SEED    seed (default 1); the same seed and options replay the run
  *   -N OPS     random operations per instance (default 10000)
  *   -l BYTES   max file size (default 256k)
+ *   -X BYTES   far size: one offset or size in 64 is drawn up to BYTES
+ *              instead of -l, so that the files now and then grow sparse
+ *              and large (default 0: off).  The model is a sparse mapping:
+ *              only what was written costs memory
  *   -L BYTES   max length of one transfer (default 64k)
  *   -B BYTES   block size for collapse/insert ranges (default st_blksize)
- *   -A BYTES   O_DIRECT alignment when statx has no STATX_DIOALIGN
- *              (default st_blksize; misaligned I/O is then not tried)
+ *   -A BYTES   O_DIRECT alignment without dioalign (default st_blksize)
  *   -w OP=W[,OP=W...]  operation weights, 0 disables (-v prints them)
  *   -c EVERY   compare both whole files every EVERY ops (default 1000)
  *              and always at the end; 0: only at the end
@@ -28,66 +53,115 @@
  *   -D         drop caches on reopen (writes /proc/sys/vm/drop_caches)
  *   -o LOG     log every op (LOG.i per instance with -n > 1)
  *   -p LOG     replay LOG instead of drawing ops at random
- *   -S LOG     shrink the failing LOG into the shortest still-failing
- *              sequence (delta debugging), written to -o OUT
+ *   -S LOG     shrink the failing LOG into the shortest sequence that
+ *              still fails the same way (delta debugging), written to -o
+ *              OUT.  The same way: the same class of failure (data, count,
+ *              size or mapping mismatch, unexpected error, signal), and
+ *              for an unexpected error the same op kind and errno
  *   -C OPNUM   after op OPNUM (or the first op after it with file a not
  *              empty) flip one byte of the model of file a and check both
  *              files: proof that a corruption is caught
- *   -v, -q     verbose, quiet (only the final line)
+ *   -v, -q     verbose, quiet (only the closing line)
  *
- * Operations: read, write (buffered pread/pwrite), dread, dwrite (O_DIRECT,
- * aligned as statx says), badio (misaligned O_DIRECT: a misaligned offset
- * must fail with EINVAL and change nothing, a write from a misaligned
- * buffer within one page all or nothing, a read EINVAL or the right data),
- * readv, writev (preadv2/pwritev2, 2-5 segments, one crossing a
- * page in memory), uread (io_uring read), mread, mwrite (through a shared
- * mapping of file a kept across operations; the tail of the EOF page must
- * read zero), truncate, falloc (alloc, keep, punch, zero, zero-keep,
- * collapse, insert; EOPNOTSUPP disables a mode), fsync, fdatasync, msync,
- * copy (copy_file_range between the files), reopen, remount.  Not drawn:
- * check (both whole files against the model) and corrupt (-C).
+ * Operations (their -w names):
+ *   read, write     buffered pread/pwrite
+ *   dread, dwrite   O_DIRECT, aligned as statx says (dio)
+ *   badio           misaligned O_DIRECT (dio, dioalign): a misaligned
+ *                   offset must fail with EINVAL and change nothing, a
+ *                   write from a misaligned buffer within one page all or
+ *                   nothing, a read EINVAL or the right data
+ *   readv, writev   preadv2/pwritev2, 2-5 segments, one crossing a page
+ *   uread, uwrite   io_uring read and write
+ *   ufwrite         io_uring write from a registered (fixed) buffer
+ *   nread, nwrite   preadv2/pwritev2 with RWF_NOWAIT (nowait=): EAGAIN, or
+ *                   a short count, is taken (a write's EAGAIN must have
+ *                   changed nothing), and the rest is done without the flag
+ *   dswrite         pwritev2 with RWF_DSYNC
+ *   oswrite         a write through a descriptor opened with O_DSYNC
+ *   aread, awrite   libaio
+ *   append          a write through an O_APPEND descriptor: it lands at
+ *                   the model's size, and leaves the offset at the new size
+ *   mread, mwrite   through a shared mapping of file a kept across
+ *                   operations; the tail of the EOF page must read zero
+ *   eoftail         a store through the mapping into the EOF page past
+ *                   EOF, then the file extended past it by a truncate or a
+ *                   write further out: the stored bytes must read zero
+ *                   (eofzero)
+ *   truncate, falloc (the declared modes), fsync, fdatasync, msync
+ *   copy            copy_file_range between the files (copy)
+ *   seek            SEEK_DATA and SEEK_HOLE from an offset (seek): no data
+ *                   of the model (its bytes are never zero) may be skipped
+ *                   by SEEK_DATA or lie in a hole SEEK_HOLE reports; a
+ *                   filesystem may report the whole file as data
+ *   fiemap          FIEMAP of the whole file (fiemap): extents sorted, not
+ *                   overlapping, within the file (the last rounded up to
+ *                   the block; past it only unwritten or delayed ones), and
+ *                   with FIEMAP_FLAG_SYNC every byte of the model's data in
+ *                   one of them (without it, dirty data that has no blocks
+ *                   yet, as after ext2's mapped writes, need not show)
+ *   reopen, remount
+ * uread, uwrite, ufwrite, nread, nwrite, dswrite, oswrite, aread and
+ * awrite go through O_DIRECT one time in four when dio is declared.  Not
+ * drawn: check (both whole files against the model) and corrupt (-C).
  *
  * Every byte written is a hash of the op's 32-bit tag and its file offset,
  * never zero: a logged op says exactly what it wrote, and a lost write or
  * a stale hole never reads back right by chance.
  *
- * Log: a first line "# fsmodel seed=S instance=I maxsize=... maxlen=...
- * page=... block=... dio=OFFSET/MEM statx|fallback", then one line per op,
- * written and flushed before the op runs; '#' lines are notes:
+ * Log: a first line "# fsmodel seed=S instance=I maxsize=... farsize=...
+ * maxlen=... page=... block=... dio=OFFSET/MEM statx|fallback caps: CAPS",
+ * then one line per op, written and flushed before the op runs; '#' lines
+ * are notes:
  *
  *   read a OFF LEN                 write a OFF LEN tag=0xTAG
  *   dread a OFF LEN mem=M          dwrite a OFF LEN mem=M tag=0xTAG
  *   badio a read OFF LEN mem=M     badio a write OFF LEN mem=M tag=0xTAG
  *   readv a OFF LEN@M,LEN@M,...    writev a OFF LEN@M,... tag=0xTAG
- *   uread a OFF LEN [direct mem=M] mread a OFF LEN
- *   mwrite a OFF LEN tag=0xTAG     truncate a SIZE [shrinkmap]
- *   falloc a MODE OFF LEN          fsync a, fdatasync a
- *   copy SRC DST SRCOFF DSTOFF LEN msync, reopen, remount, check
- *   corrupt a OFF
+ *   KIND a OFF LEN [direct mem=M] [tag=0xTAG]   for uread, uwrite,
+ *                  ufwrite, nread, nwrite, dswrite, oswrite, aread, awrite
+ *   append a LEN tag=0xTAG         mread a OFF LEN
+ *   mwrite a OFF LEN tag=0xTAG     eoftail a OFF LEN SIZE [write] tag=0xTAG
+ *   truncate a SIZE [shrinkmap]    falloc a MODE OFF LEN
+ *   fsync a, fdatasync a           copy SRC DST SRCOFF DSTOFF LEN
+ *   seek a OFF                     fiemap a [sync]
+ *   msync, reopen, remount, check  corrupt a OFF
  *
  * M is the buffer's offset from a page boundary; "shrinkmap" mremaps the
- * mapping down after the truncate.  A replay recreates both files empty,
- * takes max size and length from the log's first line, runs the logged ops
- * only (the checks are logged ops too) and skips, with a note, an op that
- * makes no sense in the state a shrunk log leaves (a mapped access past
- * EOF, a collapse past EOF).  Its -o log equals the replayed log.  -C in a
- * replay counts the replayed ops; a logged "corrupt" replays by itself.
+ * mapping down after the truncate.  eoftail stores LEN bytes at OFF and
+ * extends the file to SIZE, with "write" by writing its last bytes (from
+ * the end of the stored ones, at most 512 bytes), else by a truncate.
+ * "sync" asks FIEMAP to flush first.  A replay recreates both files empty,
+ * takes the sizes and the capabilities from the log's first line (-F may
+ * not be given), runs the logged ops only (the checks are logged ops too)
+ * and skips, with a note, an op that makes no sense in the state a shrunk
+ * log leaves (a mapped access past EOF, a collapse past EOF).  Its -o log
+ * equals the replayed log.  -C in a replay counts the replayed ops; a
+ * logged "corrupt" replays by itself.
+ *
+ * A random run also fails when an op kind that could be drawn (declared,
+ * non-zero weight) never ran, and so does a declared fallocate mode: the
+ * run would have tested less than it says.
  *
  * On a mismatch or an unexpected error, stderr gets the seed, the
  * instance, the op number and op, the last 50 ops, and a line saying "data
  * mismatch" (with the first bad offset, how many bytes of the range differ
- * and 16 bytes expected and found), "count mismatch", "size mismatch" or
- * "unexpected error".  Exit status: 0 all passed, 1 a failure, 2 usage or
- * setup error.
+ * and 16 bytes expected and found), "count mismatch", "size mismatch",
+ * "mapping mismatch" (seek, fiemap) or "unexpected error".  The closing
+ * line on stdout is "fsmodel: OK|FAIL|ERROR N ops: KIND=COUNT ...; ..."
+ * with the ops of every instance by kind.  Exit status: 0 all passed, 1 a
+ * failure, 2 usage or setup error.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libaio.h>
 #include <limits.h>
 #include <liburing.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -95,6 +169,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -103,8 +178,20 @@
 #include <unistd.h>
 
 #define HISTORY_LEN	50
-#define LINE_LEN	256
+#define LINE_LEN	512
 #define MAX_SEGS	5
+/* What a whole-file check reads at a time. */
+#define CHECK_CHUNK	(1 << 20)
+/* The FIEMAP extents asked for; more make the list incomplete. */
+#define FIEMAP_MAX	512
+/*
+ * With -X, one offset or size in this many reaches past -l.  A file that
+ * went far stays large until a truncate brings it back, and every
+ * whole-file check reads all of it: rarer far draws keep the run short.
+ */
+#define FAR_ONE_IN	64
+/* The most an eoftail write writes. */
+#define TAIL_WRITE_MAX	512
 
 #define RETRY_EINTR(expr) ({				\
 	ssize_t __ret;					\
@@ -117,8 +204,11 @@
 
 enum op_kind {
 	OP_READ, OP_WRITE, OP_DREAD, OP_DWRITE, OP_BADIO, OP_READV,
-	OP_WRITEV, OP_UREAD, OP_MREAD, OP_MWRITE, OP_TRUNCATE, OP_FALLOC,
-	OP_FSYNC, OP_FDATASYNC, OP_MSYNC, OP_COPY, OP_REOPEN, OP_REMOUNT,
+	OP_WRITEV, OP_UREAD, OP_UWRITE, OP_UFWRITE, OP_NREAD, OP_NWRITE,
+	OP_DSWRITE, OP_OSWRITE, OP_AREAD, OP_AWRITE, OP_APPEND, OP_MREAD,
+	OP_MWRITE, OP_EOFTAIL, OP_TRUNCATE, OP_FALLOC, OP_FSYNC,
+	OP_FDATASYNC, OP_MSYNC, OP_COPY, OP_SEEK, OP_FIEMAP, OP_REOPEN,
+	OP_REMOUNT,
 	NR_WEIGHTED,
 	/* Never drawn: scheduled by -c, -r and -C. */
 	OP_CHECK = NR_WEIGHTED, OP_CORRUPT,
@@ -127,17 +217,66 @@ enum op_kind {
 
 static const char *const op_names[NR_OPS] = {
 	"read", "write", "dread", "dwrite", "badio", "readv", "writev",
-	"uread", "mread", "mwrite", "truncate", "falloc", "fsync",
-	"fdatasync", "msync", "copy", "reopen", "remount", "check", "corrupt",
+	"uread", "uwrite", "ufwrite", "nread", "nwrite", "dswrite",
+	"oswrite", "aread", "awrite", "append", "mread", "mwrite", "eoftail",
+	"truncate", "falloc", "fsync", "fdatasync", "msync", "copy", "seek",
+	"fiemap", "reopen", "remount", "check", "corrupt",
 };
 
 static const unsigned int default_weights[NR_WEIGHTED] = {
 	[OP_READ] = 20, [OP_WRITE] = 20, [OP_DREAD] = 5, [OP_DWRITE] = 5,
 	[OP_BADIO] = 1, [OP_READV] = 4, [OP_WRITEV] = 4, [OP_UREAD] = 4,
-	[OP_MREAD] = 6, [OP_MWRITE] = 6, [OP_TRUNCATE] = 8, [OP_FALLOC] = 8,
-	[OP_FSYNC] = 1, [OP_FDATASYNC] = 1, [OP_MSYNC] = 1, [OP_COPY] = 4,
-	[OP_REOPEN] = 1, [OP_REMOUNT] = 1,
+	[OP_UWRITE] = 3, [OP_UFWRITE] = 2, [OP_NREAD] = 2, [OP_NWRITE] = 2,
+	[OP_DSWRITE] = 2, [OP_OSWRITE] = 2, [OP_AREAD] = 2, [OP_AWRITE] = 2,
+	[OP_APPEND] = 3, [OP_MREAD] = 6, [OP_MWRITE] = 6, [OP_EOFTAIL] = 2,
+	[OP_TRUNCATE] = 8, [OP_FALLOC] = 8, [OP_FSYNC] = 1,
+	[OP_FDATASYNC] = 1, [OP_MSYNC] = 1, [OP_COPY] = 4, [OP_SEEK] = 2,
+	[OP_FIEMAP] = 1, [OP_REOPEN] = 1, [OP_REMOUNT] = 1,
 };
+
+/*
+ * The kinds that read or write one range through some interface, with an
+ * O_DIRECT variant: logged alike, and drawn alike by pick_transfer().
+ */
+static bool transfer_kind(enum op_kind kind)
+{
+	switch (kind) {
+	case OP_UREAD:
+	case OP_UWRITE:
+	case OP_UFWRITE:
+	case OP_NREAD:
+	case OP_NWRITE:
+	case OP_DSWRITE:
+	case OP_OSWRITE:
+	case OP_AREAD:
+	case OP_AWRITE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The kinds that write the pattern of a tag (a badio write does too). */
+static bool tagged_kind(enum op_kind kind)
+{
+	switch (kind) {
+	case OP_WRITE:
+	case OP_DWRITE:
+	case OP_WRITEV:
+	case OP_UWRITE:
+	case OP_UFWRITE:
+	case OP_NWRITE:
+	case OP_DSWRITE:
+	case OP_OSWRITE:
+	case OP_AWRITE:
+	case OP_APPEND:
+	case OP_MWRITE:
+	case OP_EOFTAIL:
+		return true;
+	default:
+		return false;
+	}
+}
 
 enum falloc_kind {
 	FA_ALLOC, FA_KEEP, FA_PUNCH, FA_ZERO, FA_ZERO_KEEP, FA_COLLAPSE,
@@ -158,11 +297,49 @@ static const struct {
 	[FA_INSERT] = { "insert", FALLOC_FL_INSERT_RANGE },
 };
 
+/* RWF_NOWAIT, through the page cache and O_DIRECT. */
+enum nowait_kind { NW_READ, NW_WRITE, NW_DREAD, NW_DWRITE, NR_NOWAIT };
+
+static const char *const nowait_names[NR_NOWAIT] = {
+	"read", "write", "dread", "dwrite",
+};
+
+enum cap {
+	CAP_DIO, CAP_DIOALIGN, CAP_COPY, CAP_FALLOC, CAP_NOWAIT, CAP_SEEK,
+	CAP_FIEMAP, CAP_EOFZERO, NR_CAPS
+};
+
+static const char *const cap_names[NR_CAPS] = {
+	"dio", "dioalign", "copy", "falloc", "nowait", "seek", "fiemap",
+	"eofzero",
+};
+
+/* -F: a bit per enum cap; the fallocate modes and RWF_NOWAIT kinds. */
+struct caps {
+	unsigned int has;
+	unsigned int falloc;
+	unsigned int nowait;
+};
+
+/* The descriptors each file is open through. */
+enum fd_kind { FD_PLAIN, FD_DIRECT, FD_DSYNC, FD_DIRECT_DSYNC, FD_APPEND,
+	       NR_FDS };
+
+static const int fd_flags[NR_FDS] = {
+	[FD_PLAIN] = 0,
+	[FD_DIRECT] = O_DIRECT,
+	[FD_DSYNC] = O_DSYNC,
+	[FD_DIRECT_DSYNC] = O_DIRECT | O_DSYNC,
+	[FD_APPEND] = O_APPEND,
+};
+
 struct config {
 	uint64_t seed;
 	long nops;
 	int ninstances;
 	size_t maxsize;
+	size_t farsize;		/* -X, 0: off */
+	size_t limit;		/* the larger of the two: no file grows past */
 	size_t maxlen;
 	size_t block;		/* -B, 0: st_blksize */
 	size_t dio_align;	/* -A, 0: st_blksize */
@@ -174,9 +351,12 @@ struct config {
 	const char *replay_path;
 	const char *shrink_path;
 	const char *dir;
+	bool caps_given;
+	bool probe;
 	bool drop_caches;
 	bool verbose;
 	bool quiet;
+	struct caps caps;
 	unsigned int weights[NR_WEIGHTED];
 };
 
@@ -185,6 +365,8 @@ static struct config cfg = {
 	.maxlen = 64 << 10, .check_every = 1000,
 };
 
+static size_t page_size;
+
 struct op {
 	enum op_kind kind;
 	int file;		/* 0: file a, 1: file b */
@@ -192,10 +374,14 @@ struct op {
 	size_t off;		/* truncate: new size; copy: source offset */
 	size_t len;
 	size_t dst_off;		/* copy */
+	size_t to;		/* eoftail: the size the file is extended to */
 	size_t mem;		/* O_DIRECT buffer: offset from a page */
 	uint32_t tag;		/* the data written: see fill_pattern() */
 	int mode;		/* falloc: enum falloc_kind */
-	/* badio: a write; uread: O_DIRECT; truncate: shrink the mapping */
+	/*
+	 * badio and eoftail: a write; transfers: O_DIRECT; truncate: shrink
+	 * the mapping; fiemap: FIEMAP_FLAG_SYNC
+	 */
 	bool flag;
 	int nseg;
 	size_t seg_len[MAX_SEGS];
@@ -209,11 +395,45 @@ struct script {
 	size_t len;
 };
 
+/*
+ * How a run failed, for the shrinker: a shrunk log must fail the same way.
+ * The classes are the words the report uses.
+ */
+enum failure_class {
+	FAIL_NONE, FAIL_DATA, FAIL_COUNT, FAIL_SIZE, FAIL_MAPPING,
+	FAIL_ERROR, FAIL_SIGNAL, FAIL_OTHER
+};
+
+static const char *const failure_names[] = {
+	"none", "data mismatch", "count mismatch", "size mismatch",
+	"mapping mismatch", "unexpected error", "signal", "other",
+};
+
+struct failure {
+	enum failure_class class;
+	int kind;		/* the failing op's enum op_kind */
+	int err;		/* an unexpected error's errno, a signal */
+};
+
+/*
+ * What an instance did, in memory shared with the process that forked it:
+ * the closing line adds up the counts, the shrinker compares failures.
+ */
+struct outcome {
+	long counts[NR_OPS];
+	long direct_counts[NR_OPS];	/* transfers through O_DIRECT */
+	long falloc_counts[NR_FALLOC];
+	long nowait_retries;
+	struct failure failure;
+	bool ran;
+};
+
+static struct outcome *outcomes;
+
 struct file_state {
 	char path[PATH_MAX];
-	int fd;
-	int dfd;		/* O_DIRECT, or -1 */
-	unsigned char *model;	/* maxsize + a page; zero past size */
+	int fds[NR_FDS];	/* -1 where not open */
+	unsigned char *model;	/* cfg.limit + a page; zero past size */
 	size_t size;
 };
 
@@ -222,6 +442,7 @@ struct instance {
 	uint64_t seed;
 	uint64_t rng;
 	const struct script *script;	/* replaying it, or NULL */
+	struct caps caps;
 	struct file_state files[2];
 	unsigned char *map;		/* shared mapping of file a */
 	size_t map_len;
@@ -231,28 +452,25 @@ struct instance {
 	size_t dio_mem_align;
 	size_t buf_align;
 	bool dio_align_known;		/* statx: misaligned I/O fails */
-	bool dio_ok;
-	/* An O_DIRECT transfer has worked: EINVAL is a failure from then on */
-	bool dio_worked;
-	bool ring_ok;
-	bool copy_unsupported;
-	/* A copy has worked: EINVAL is a failure from then on */
-	bool copy_worked;
-	bool falloc_unsupported[NR_FALLOC];
+	bool ring_up;
+	bool aio_up;
 	struct io_uring ring;
+	io_context_t aio;
 	unsigned int weights[NR_WEIGHTED];
-	unsigned char *iobuf;
+	unsigned char *iobuf;		/* registered with the ring */
 	size_t iobuf_len;
 	unsigned char *filebuf;
 	unsigned char *iovbuf;
 	size_t iov_region;
+	struct fiemap *fiemap;
 	FILE *log;
 	int barrier_up;			/* pipes to the parent, or -1 */
 	int barrier_down;
 	long seq;			/* the running op's number, from 1 */
+	enum op_kind running;
 	char current[LINE_LEN];
 	char history[HISTORY_LEN][LINE_LEN];
-	long counts[NR_OPS];
+	struct outcome *out;
 	bool corrupted;
 };
 
@@ -340,42 +558,25 @@ static void format_op(const struct op *op, char *s, size_t n)
 {
 	const char *name = op_names[op->kind];
 	char file = 'a' + op->file;
-	int used, i;
+	int used = 0, i;
 
 	switch (op->kind) {
 	case OP_READ:
-	case OP_MREAD:
-		snprintf(s, n, "%s %c %zu %zu", name, file, op->off, op->len);
-		break;
 	case OP_WRITE:
+	case OP_MREAD:
 	case OP_MWRITE:
-		snprintf(s, n, "%s %c %zu %zu tag=0x%08" PRIx32, name, file,
-			 op->off, op->len, op->tag);
+		used = snprintf(s, n, "%s %c %zu %zu", name, file, op->off,
+				op->len);
 		break;
 	case OP_DREAD:
-		snprintf(s, n, "%s %c %zu %zu mem=%zu", name, file, op->off,
-			 op->len, op->mem);
-		break;
 	case OP_DWRITE:
-		snprintf(s, n, "%s %c %zu %zu mem=%zu tag=0x%08" PRIx32, name,
-			 file, op->off, op->len, op->mem, op->tag);
+		used = snprintf(s, n, "%s %c %zu %zu mem=%zu", name, file,
+				op->off, op->len, op->mem);
 		break;
 	case OP_BADIO:
-		if (op->flag)
-			snprintf(s, n, "%s %c write %zu %zu mem=%zu tag=0x%08"
-				 PRIx32, name, file, op->off, op->len, op->mem,
-				 op->tag);
-		else
-			snprintf(s, n, "%s %c read %zu %zu mem=%zu", name,
-				 file, op->off, op->len, op->mem);
-		break;
-	case OP_UREAD:
-		if (op->flag)
-			snprintf(s, n, "%s %c %zu %zu direct mem=%zu", name,
-				 file, op->off, op->len, op->mem);
-		else
-			snprintf(s, n, "%s %c %zu %zu", name, file, op->off,
-				 op->len);
+		used = snprintf(s, n, "%s %c %s %zu %zu mem=%zu", name, file,
+				op->flag ? "write" : "read", op->off, op->len,
+				op->mem);
 		break;
 	case OP_READV:
 	case OP_WRITEV:
@@ -384,32 +585,53 @@ static void format_op(const struct op *op, char *s, size_t n)
 			used += snprintf(s + used, n - used, "%c%zu@%zu",
 					 i ? ',' : ' ', op->seg_len[i],
 					 op->seg_mem[i]);
-		if (op->kind == OP_WRITEV)
-			snprintf(s + used, n - used, " tag=0x%08" PRIx32,
-				 op->tag);
+		break;
+	case OP_APPEND:
+		used = snprintf(s, n, "%s %c %zu", name, file, op->len);
+		break;
+	case OP_EOFTAIL:
+		used = snprintf(s, n, "%s %c %zu %zu %zu%s", name, file,
+				op->off, op->len, op->to,
+				op->flag ? " write" : "");
 		break;
 	case OP_TRUNCATE:
-		snprintf(s, n, "%s %c %zu%s", name, file, op->off,
-			 op->flag ? " shrinkmap" : "");
+		used = snprintf(s, n, "%s %c %zu%s", name, file, op->off,
+				op->flag ? " shrinkmap" : "");
 		break;
 	case OP_FALLOC:
-		snprintf(s, n, "%s %c %s %zu %zu", name, file,
-			 falloc_modes[op->mode].name, op->off, op->len);
+		used = snprintf(s, n, "%s %c %s %zu %zu", name, file,
+				falloc_modes[op->mode].name, op->off,
+				op->len);
 		break;
 	case OP_FSYNC:
 	case OP_FDATASYNC:
-		snprintf(s, n, "%s %c", name, file);
+		used = snprintf(s, n, "%s %c", name, file);
 		break;
 	case OP_COPY:
-		snprintf(s, n, "%s %c %c %zu %zu %zu", name, file,
-			 'a' + op->dst, op->off, op->dst_off, op->len);
+		used = snprintf(s, n, "%s %c %c %zu %zu %zu", name, file,
+				'a' + op->dst, op->off, op->dst_off, op->len);
 		break;
+	case OP_SEEK:
 	case OP_CORRUPT:
-		snprintf(s, n, "%s %c %zu", name, file, op->off);
+		used = snprintf(s, n, "%s %c %zu", name, file, op->off);
+		break;
+	case OP_FIEMAP:
+		used = snprintf(s, n, "%s %c%s", name, file,
+				op->flag ? " sync" : "");
 		break;
 	default:
-		snprintf(s, n, "%s", name);
+		if (!transfer_kind(op->kind)) {
+			used = snprintf(s, n, "%s", name);
+			break;
+		}
+		used = snprintf(s, n, "%s %c %zu %zu", name, file, op->off,
+				op->len);
+		if (op->flag)
+			used += snprintf(s + used, n - used, " direct mem=%zu",
+					 op->mem);
 	}
+	if (tagged_kind(op->kind) || (op->kind == OP_BADIO && op->flag))
+		snprintf(s + used, n - used, " tag=0x%08" PRIx32, op->tag);
 }
 
 static bool parse_segments(char *tok, struct op *op)
@@ -462,7 +684,7 @@ static bool parse_op(const char *line, struct op *op)
 		} else if (!strncmp(tok, "tag=", 4)) {
 			op->tag = strtoul(tok + 4, NULL, 16);
 		} else if (!strcmp(tok, "write") || !strcmp(tok, "direct") ||
-			   !strcmp(tok, "shrinkmap")) {
+			   !strcmp(tok, "shrinkmap") || !strcmp(tok, "sync")) {
 			op->flag = true;
 		} else if (strchr(tok, '@')) {
 			if (!parse_segments(tok, op))
@@ -478,46 +700,138 @@ static bool parse_op(const char *line, struct op *op)
 			op->mode = mode;
 		}
 	}
-	if (nnums > 0)
+	if (op->kind == OP_APPEND && nnums == 1) {
+		op->len = nums[0];
+	} else if (op->kind == OP_COPY && nnums == 3) {
 		op->off = nums[0];
-	if (nnums > 1)
-		op->len = nums[1];
-	if (op->kind == OP_COPY && nnums == 3) {
 		op->dst_off = nums[1];
 		op->len = nums[2];
+	} else {
+		if (nnums > 0)
+			op->off = nums[0];
+		if (nnums > 1)
+			op->len = nums[1];
+		if (nnums > 2)
+			op->to = nums[2];
 	}
 	format_op(op, again, sizeof(again));
 	return !strcmp(again, line);
 }
 
-static void note(struct instance *in, const char *fmt, ...)
+static bool has_cap(const struct instance *in, enum cap cap)
 {
-	char msg[LINE_LEN];
-	va_list ap;
+	return in->caps.has & 1u << cap;
+}
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!cfg.quiet) {
-		printf("fsmodel[%d]: note: %s\n", in->id, msg);
-		fflush(stdout);
+/* @word of -F's form ("name" or "name=v,v..."): the bits of its values. */
+static bool parse_cap_values(const char *values, const char *const *names,
+			     int n, unsigned int *bits)
+{
+	char buf[LINE_LEN], *item, *save;
+	int i;
+
+	if (!*values || strlen(values) >= sizeof(buf))
+		return false;
+	strcpy(buf, values);
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < n && strcmp(item, names[i]); i++)
+			;
+		if (i == n)
+			return false;
+		*bits |= 1u << i;
 	}
-	if (in->log) {
-		fprintf(in->log, "# note: %s\n", msg);
-		fflush(in->log);
+	return true;
+}
+
+static const char *falloc_name(int i)
+{
+	return falloc_modes[i].name;
+}
+
+/* -F CAPS, or the capabilities of a log's first line. */
+static bool parse_caps(const char *text, struct caps *caps)
+{
+	const char *falloc_names[NR_FALLOC];
+	char buf[LINE_LEN], *word, *save, *eq;
+	int cap, i;
+
+	memset(caps, 0, sizeof(*caps));
+	if (strlen(text) >= sizeof(buf))
+		return false;
+	for (i = 0; i < NR_FALLOC; i++)
+		falloc_names[i] = falloc_name(i);
+	strcpy(buf, text);
+	for (word = strtok_r(buf, " \t\n", &save); word;
+	     word = strtok_r(NULL, " \t\n", &save)) {
+		eq = strchr(word, '=');
+		if (eq)
+			*eq = 0;
+		for (cap = 0; cap < NR_CAPS && strcmp(word, cap_names[cap]);
+		     cap++)
+			;
+		if (cap == NR_CAPS)
+			return false;
+		caps->has |= 1u << cap;
+		if (cap == CAP_FALLOC) {
+			if (!eq || !parse_cap_values(eq + 1, falloc_names,
+						     NR_FALLOC, &caps->falloc))
+				return false;
+		} else if (cap == CAP_NOWAIT) {
+			if (!eq || !parse_cap_values(eq + 1, nowait_names,
+						     NR_NOWAIT, &caps->nowait))
+				return false;
+		} else if (eq) {
+			return false;
+		}
+	}
+	return !(caps->has & 1u << CAP_DIOALIGN) ||
+	       (caps->has & 1u << CAP_DIO);
+}
+
+/* @caps in -F's form, in a fixed order. */
+static void format_caps(const struct caps *caps, char *s, size_t n)
+{
+	size_t used = 0;
+	int cap, i;
+
+	s[0] = 0;
+	for (cap = 0; cap < NR_CAPS; cap++) {
+		unsigned int values = cap == CAP_FALLOC ? caps->falloc :
+				      cap == CAP_NOWAIT ? caps->nowait : 0;
+		int nvalues = cap == CAP_FALLOC ? NR_FALLOC : NR_NOWAIT;
+
+		if (!(caps->has & 1u << cap))
+			continue;
+		used += snprintf(s + used, n - used, "%s%s", used ? " " : "",
+				 cap_names[cap]);
+		for (i = 0; values && i < nvalues; i++)
+			if (values & 1u << i)
+				used += snprintf(s + used, n - used, "%c%s",
+						 values & ((1u << i) - 1) ?
+						 ',' : '=',
+						 cap == CAP_FALLOC ?
+						 falloc_name(i) :
+						 nowait_names[i]);
 	}
 }
 
-/* Report a failure of the running op, with what led to it. */
-static bool fail(struct instance *in, const char *fmt, ...)
+/*
+ * Report a failure of the running op, with what led to it, and remember
+ * how it failed: the first failure is the one the shrinker compares.
+ */
+static bool vfail(struct instance *in, enum failure_class class, int err,
+		  const char *fmt, va_list ap)
 {
 	long first = max_size(in->seq, HISTORY_LEN) - HISTORY_LEN + 1, seq;
 	char msg[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	if (in->out && in->out->failure.class == FAIL_NONE) {
+		in->out->failure.class = class;
+		in->out->failure.kind = in->running;
+		in->out->failure.err = err;
+	}
 	fprintf(stderr, "fsmodel: FAIL seed=%" PRIu64
 		" instance=%d op=%ld: %s\n", in->seed, in->id, in->seq,
 		in->current);
@@ -534,10 +848,38 @@ static bool fail(struct instance *in, const char *fmt, ...)
 	return false;
 }
 
-/* A call failed where the model expects success. */
+/* A failure of @class (with @err for an unexpected error). */
+static bool fail_code(struct instance *in, enum failure_class class, int err,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(in, class, err, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static bool fail(struct instance *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(in, FAIL_OTHER, 0, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* A call failed with @err where the model expects success. */
+static bool fail_err(struct instance *in, const char *what, int err)
+{
+	return fail_code(in, FAIL_ERROR, err, "%s: unexpected error: %s",
+			 what, strerror(err));
+}
+
 static bool fail_errno(struct instance *in, const char *what)
 {
-	return fail(in, "%s: unexpected error: %s", what, strerror(errno));
+	return fail_err(in, what, errno);
 }
 
 static bool verify(struct instance *in, int file, size_t off,
@@ -560,12 +902,12 @@ static bool verify(struct instance *in, int file, size_t off,
 		sprintf(want_hex + 3 * (i - first), "%02x ", want[i]);
 		sprintf(found_hex + 3 * (i - first), "%02x ", found[i]);
 	}
-	return fail(in, "%s: data mismatch in file %c: first bad offset %zu: "
-		    "expected 0x%02x, found 0x%02x\n"
-		    "%zu of %zu bytes differ in %zu..%zu\n"
-		    "expected: %s\nfound:    %s", what, 'a' + file,
-		    off + first, want[first], found[first], differ, n, off,
-		    off + n - 1, want_hex, found_hex);
+	return fail_code(in, FAIL_DATA, 0, "%s: data mismatch in file %c: "
+			 "first bad offset %zu: expected 0x%02x, found 0x%02x\n"
+			 "%zu of %zu bytes differ in %zu..%zu\n"
+			 "expected: %s\nfound:    %s", what, 'a' + file,
+			 off + first, want[first], found[first], differ, n,
+			 off, off + n - 1, want_hex, found_hex);
 }
 
 /* A read of @len at @off returned @got into @buf: count and bytes. */
@@ -579,9 +921,10 @@ static bool verify_read(struct instance *in, int file, size_t off,
 	if (got < 0)
 		return fail_errno(in, what);
 	if ((size_t)got != want)
-		return fail(in, "%s: count mismatch: returned %zd, the model "
-			    "expects %zu (file %c is %zu bytes)", what, got,
-			    want, 'a' + file, size);
+		return fail_code(in, FAIL_COUNT, 0, "%s: count mismatch: "
+				 "returned %zd, the model expects %zu (file %c "
+				 "is %zu bytes)", what, got, want, 'a' + file,
+				 size);
 	return verify(in, file, off, buf, got, what);
 }
 
@@ -589,26 +932,46 @@ static bool check_size(struct instance *in, int file)
 {
 	struct stat st;
 
-	if (fstat(in->files[file].fd, &st))
+	if (fstat(in->files[file].fds[FD_PLAIN], &st))
 		return fail_errno(in, "fstat");
 	if ((size_t)st.st_size != in->files[file].size)
-		return fail(in, "size mismatch: file %c is %lld bytes, the "
-			    "model says %zu",
-			    'a' + file, (long long)st.st_size,
-			    in->files[file].size);
+		return fail_code(in, FAIL_SIZE, 0, "size mismatch: file %c is "
+				 "%lld bytes, the model says %zu", 'a' + file,
+				 (long long)st.st_size, in->files[file].size);
 	return true;
 }
 
+/* The size, then the file a chunk at a time, up to a read that ends short. */
 static bool check_file(struct instance *in, int file)
 {
-	size_t len = cfg.maxsize + in->page;
+	int fd = in->files[file].fds[FD_PLAIN];
+	size_t off = 0;
 	ssize_t ret;
 
 	if (!check_size(in, file))
 		return false;
-	ret = RETRY_EINTR(pread(in->files[file].fd, in->filebuf, len, 0));
-	return verify_read(in, file, 0, len, in->filebuf, ret,
-			   "whole-file pread");
+	do {
+		ret = RETRY_EINTR(pread(fd, in->filebuf, CHECK_CHUNK, off));
+		if (!verify_read(in, file, off, CHECK_CHUNK, in->filebuf, ret,
+				 "whole-file pread"))
+			return false;
+		off += ret;
+	} while (ret == CHECK_CHUNK);
+	return true;
+}
+
+/* @len bytes at @off of file @file must read as the model has them. */
+static bool check_range(struct instance *in, int file, size_t off,
+			size_t len, const char *what)
+{
+	ssize_t ret;
+
+	if (!check_size(in, file))
+		return false;
+	len = min_size(len, CHECK_CHUNK);
+	ret = RETRY_EINTR(pread(in->files[file].fds[FD_PLAIN], in->filebuf,
+				len, off));
+	return verify_read(in, file, off, len, in->filebuf, ret, what);
 }
 
 /* The model takes @n bytes of the pattern of @tag written at @off. */
@@ -619,46 +982,64 @@ static void model_write(struct file_state *f, size_t off, size_t n,
 	f->size = max_size(f->size, off + n);
 }
 
+/*
+ * Zero the model from @from to @to.  Whole pages of a long range are
+ * given back instead, so that a large sparse file costs no memory.
+ */
 static void model_zero(struct file_state *f, size_t from, size_t to)
 {
-	if (from < to)
+	size_t first = round_up(from, page_size);
+	size_t last = round_down(to, page_size);
+
+	if (from >= to)
+		return;
+	if (last <= first + 16 * page_size ||
+	    madvise(f->model + first, last - first, MADV_DONTNEED)) {
 		memset(f->model + from, 0, to - from);
+		return;
+	}
+	memset(f->model + from, 0, first - from);
+	memset(f->model + last, 0, to - last);
+}
+
+/* The first offset in [@from, @to) where the model holds data, or @to. */
+static size_t model_data(const struct file_state *f, size_t from, size_t to)
+{
+	const unsigned char *p = f->model;
+	uint64_t word;
+
+	for (; from < to && (from & 7); from++)
+		if (p[from])
+			return from;
+	for (; from + 8 <= to; from += 8) {
+		memcpy(&word, p + from, 8);
+		if (word)
+			break;
+	}
+	for (; from < to; from++)
+		if (p[from])
+			return from;
+	return to;
 }
 
 /*
- * A write of @len bytes at @off returned @ret.  Only running out of space
- * (ENOSPC, EFBIG) may cut it short: the model takes what was written, and
- * the rest is written again through the page cache to hear the reason.
+ * A write of @len bytes at @off returned @ret: all of it, or a failure.
+ * What a short write did write is in the model first, so that the report
+ * is about the missing part.
  */
 static bool finish_write(struct instance *in, int file, size_t off,
 			 size_t len, uint32_t tag, ssize_t ret,
 			 const char *what)
 {
 	struct file_state *f = &in->files[file];
-	size_t done = 0;
 
-	if ((size_t)ret == len) {
-		model_write(f, off, len, tag);
-		return true;
-	}
-	if (ret >= 0) {
-		done = ret;
-		model_write(f, off, done, tag);
-		fill_pattern(in->iobuf, tag, off + done, len - done);
-		ret = RETRY_EINTR(pwrite(f->fd, in->iobuf, len - done,
-					 off + done));
-		if (ret >= 0) {
-			model_write(f, off + done, ret, tag);
-			return fail(in, "%s: short write of %zu bytes out of "
-				    "%zu, not for lack of space", what, done,
-				    len);
-		}
-	}
-	if (errno != ENOSPC && errno != EFBIG)
+	if (ret < 0)
 		return fail_errno(in, what);
-	note(in, "%s: %s after %zu of %zu bytes", what, strerror(errno), done,
-	     len);
-	return true;
+	model_write(f, off, min_size(ret, len), tag);
+	if ((size_t)ret == len)
+		return true;
+	return fail_code(in, FAIL_COUNT, 0, "%s: count mismatch: wrote %zd "
+			 "of %zu bytes", what, ret, len);
 }
 
 static void unmap_file(struct instance *in)
@@ -681,7 +1062,7 @@ static bool map_cover(struct instance *in, size_t end)
 		map = mremap(in->map, in->map_len, want, MREMAP_MAYMOVE);
 	else
 		map = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   in->files[0].fd, 0);
+			   in->files[0].fds[FD_PLAIN], 0);
 	if (map == MAP_FAILED)
 		return fail_errno(in, in->map ? "mremap" : "mmap");
 	in->map = map;
@@ -691,36 +1072,47 @@ static bool map_cover(struct instance *in, size_t end)
 
 static void close_files(struct instance *in)
 {
-	int i;
+	int i, k;
 
 	unmap_file(in);
 	for (i = 0; i < 2; i++) {
-		if (in->files[i].fd >= 0)
-			close(in->files[i].fd);
-		if (in->files[i].dfd >= 0)
-			close(in->files[i].dfd);
-		in->files[i].fd = in->files[i].dfd = -1;
+		for (k = 0; k < NR_FDS; k++) {
+			if (in->files[i].fds[k] >= 0)
+				close(in->files[i].fds[k]);
+			in->files[i].fds[k] = -1;
+		}
 	}
 }
 
-/* Open both files, and their O_DIRECT twins when O_DIRECT works: 0 or errno. */
+static const char *const fd_names[NR_FDS] = {
+	[FD_PLAIN] = "open",
+	[FD_DIRECT] = "open O_DIRECT",
+	[FD_DSYNC] = "open O_DSYNC",
+	[FD_DIRECT_DSYNC] = "open O_DIRECT|O_DSYNC",
+	[FD_APPEND] = "open O_APPEND",
+};
+
+/*
+ * Open both files through every descriptor, the O_DIRECT ones only with
+ * dio declared: -1, or the enum fd_kind whose open failed (errno set).
+ */
 static int open_files(struct instance *in, int create)
 {
-	int i;
+	int i, k;
 
 	for (i = 0; i < 2; i++) {
 		struct file_state *f = &in->files[i];
 
-		f->fd = open(f->path, O_RDWR | create, 0644);
-		if (f->fd < 0)
-			return errno;
-		if (!in->dio_ok)
-			continue;
-		f->dfd = open(f->path, O_RDWR | O_DIRECT);
-		if (f->dfd < 0)
-			return errno;
+		for (k = 0; k < NR_FDS; k++) {
+			if ((fd_flags[k] & O_DIRECT) && !has_cap(in, CAP_DIO))
+				continue;
+			f->fds[k] = open(f->path, O_RDWR | fd_flags[k] |
+					 (k == FD_PLAIN ? create : 0), 0644);
+			if (f->fds[k] < 0)
+				return k;
+		}
 	}
-	return 0;
+	return -1;
 }
 
 static bool run_remount_cmd(void)
@@ -750,111 +1142,223 @@ static bool remount(struct instance *in)
 	return c == 'g' || fail(in, "the remount command failed");
 }
 
-static void drop_caches(struct instance *in)
+/* -D asked for it: a reopen that cannot drop the caches fails. */
+static bool drop_caches(struct instance *in)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	int err;
+	bool ok = fd >= 0 && write(fd, "3", 1) == 1;
 
-	if (fd >= 0 && write(fd, "3", 1) == 1) {
-		close(fd);
-		return;
-	}
-	err = errno;
+	if (!ok)
+		fail_errno(in, "drop caches (-D)");
 	if (fd >= 0)
 		close(fd);
-	note(in, "cannot drop caches (%s): -D off", strerror(err));
-	cfg.drop_caches = false;
+	return ok;
 }
 
 static bool op_reopen(struct instance *in, bool remounting)
 {
-	int err;
+	int k;
 
 	close_files(in);
 	if (remounting && !remount(in))
 		return false;
-	if (!remounting && cfg.drop_caches)
-		drop_caches(in);
-	err = open_files(in, 0);
-	if (err)
-		return fail(in, "reopen: unexpected error: %s",
-			    strerror(err));
+	if (!remounting && cfg.drop_caches && !drop_caches(in))
+		return false;
+	k = open_files(in, 0);
+	if (k >= 0)
+		return fail_errno(in, fd_names[k]);
 	if (in->files[0].size && !map_cover(in, 0))
 		return false;
 	return !remounting || (check_file(in, 0) && check_file(in, 1));
 }
 
 /*
- * Called with the result @ret of a valid O_DIRECT transfer.  EINVAL before
- * any such transfer worked: the filesystem accepts O_DIRECT at open but has
- * no direct I/O (stock minix), so O_DIRECT cannot work on it at all.  Turns
- * O_DIRECT off, as open_direct() does when open itself fails, and says
- * whether it did.
+ * One io_uring read or write, from the registered buffer when @fixed: the
+ * count, or -1 with errno (also when the ring itself fails).
  */
-static bool direct_io_missing(struct instance *in, ssize_t ret,
-			      const char *what)
+static ssize_t uring_rw(struct instance *in, int fd, unsigned char *buf,
+			size_t len, size_t off, bool write, bool fixed)
 {
-	int i;
-
-	if (ret > 0)
-		in->dio_worked = true;
-	if (ret >= 0 || errno != EINVAL || in->dio_worked)
-		return false;
-	note(in, "%s: EINVAL before any O_DIRECT transfer worked: dread, "
-	     "dwrite, badio and O_DIRECT uread disabled", what);
-	for (i = 0; i < 2; i++) {
-		close(in->files[i].dfd);
-		in->files[i].dfd = -1;
-	}
-	in->dio_ok = false;
-	in->weights[OP_DREAD] = in->weights[OP_DWRITE] = 0;
-	in->weights[OP_BADIO] = 0;
-	return true;
-}
-
-static bool op_uread(struct instance *in, const struct op *op)
-{
-	struct file_state *f = &in->files[op->file];
-	unsigned char *buf = in->iobuf + op->mem;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&in->ring);
 	struct io_uring_cqe *cqe;
 	ssize_t ret;
 	int err;
 
-	if (!sqe)
-		return fail(in, "io_uring: no free submission entry");
-	io_uring_prep_read(sqe, op->flag ? f->dfd : f->fd, buf, op->len,
-			   op->off);
+	if (!sqe) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (fixed)
+		io_uring_prep_write_fixed(sqe, fd, buf, len, off, 0);
+	else if (write)
+		io_uring_prep_write(sqe, fd, buf, len, off);
+	else
+		io_uring_prep_read(sqe, fd, buf, len, off);
 	err = io_uring_submit(&in->ring);
-	if (err < 0)
-		return fail(in, "io_uring_submit: unexpected error: %s",
-			    strerror(-err));
-	do
-		err = io_uring_wait_cqe(&in->ring, &cqe);
-	while (err == -EINTR);
-	if (err < 0)
-		return fail(in, "io_uring_wait_cqe: unexpected error: %s",
-			    strerror(-err));
+	if (err >= 0) {
+		do
+			err = io_uring_wait_cqe(&in->ring, &cqe);
+		while (err == -EINTR);
+	}
+	if (err < 0) {
+		errno = -err;
+		return -1;
+	}
 	ret = cqe->res;
 	io_uring_cqe_seen(&in->ring, cqe);
 	if (ret < 0) {
 		errno = -ret;
-		ret = -1;
+		return -1;
 	}
-	if (op->flag && direct_io_missing(in, ret, "O_DIRECT io_uring read"))
-		return true;
-	return verify_read(in, op->file, op->off, op->len, buf, ret,
-			   "io_uring read");
+	return ret;
+}
+
+/* One libaio read or write: the count, or -1 with errno. */
+static ssize_t aio_rw(struct instance *in, int fd, unsigned char *buf,
+		      size_t len, size_t off, bool write)
+{
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event event;
+	long res;
+	int err;
+
+	if (write)
+		io_prep_pwrite(&cb, fd, buf, len, off);
+	else
+		io_prep_pread(&cb, fd, buf, len, off);
+	err = io_submit(in->aio, 1, cbs);
+	if (err == 1) {
+		do
+			err = io_getevents(in->aio, 1, 1, &event, NULL);
+		while (err == -EINTR);
+	}
+	if (err != 1) {
+		errno = err < 0 ? -err : EIO;
+		return -1;
+	}
+	res = event.res;
+	if (res < 0) {
+		errno = -res;
+		return -1;
+	}
+	return res;
+}
+
+/*
+ * The transfers with an O_DIRECT variant but no retry: io_uring, RWF_DSYNC,
+ * O_DSYNC and libaio.
+ */
+static bool op_transfer(struct instance *in, const struct op *op)
+{
+	struct file_state *f = &in->files[op->file];
+	unsigned char *buf = in->iobuf + op->mem;
+	int fd = f->fds[op->flag ? FD_DIRECT : FD_PLAIN];
+	struct iovec iov = { .iov_base = buf, .iov_len = op->len };
+	const char *name;
+	char what[64];
+	ssize_t ret;
+
+	if (tagged_kind(op->kind))
+		fill_pattern(buf, op->tag, op->off, op->len);
+	switch (op->kind) {
+	case OP_UREAD:
+	case OP_UWRITE:
+	case OP_UFWRITE:
+		name = op->kind == OP_UREAD ? "io_uring read" :
+		       op->kind == OP_UWRITE ? "io_uring write" :
+		       "io_uring fixed-buffer write";
+		ret = uring_rw(in, fd, buf, op->len, op->off,
+			       op->kind != OP_UREAD, op->kind == OP_UFWRITE);
+		break;
+	case OP_DSWRITE:
+		name = "RWF_DSYNC pwritev2";
+		ret = RETRY_EINTR(pwritev2(fd, &iov, 1, op->off, RWF_DSYNC));
+		break;
+	case OP_OSWRITE:
+		name = "O_DSYNC pwrite";
+		fd = f->fds[op->flag ? FD_DIRECT_DSYNC : FD_DSYNC];
+		ret = RETRY_EINTR(pwrite(fd, buf, op->len, op->off));
+		break;
+	default:
+		name = op->kind == OP_AREAD ? "libaio read" : "libaio write";
+		ret = aio_rw(in, fd, buf, op->len, op->off,
+			     op->kind == OP_AWRITE);
+	}
+	snprintf(what, sizeof(what), "%s%s", op->flag ? "O_DIRECT " : "",
+		 name);
+	if (tagged_kind(op->kind))
+		return finish_write(in, op->file, op->off, op->len, op->tag,
+				    ret, what);
+	return verify_read(in, op->file, op->off, op->len, buf, ret, what);
+}
+
+/*
+ * RWF_NOWAIT: EAGAIN, or a short count, is what the flag allows; the part
+ * not done is then done without it.  A write's EAGAIN must have changed
+ * nothing.  Any other error fails.
+ */
+static bool op_nowait(struct instance *in, const struct op *op)
+{
+	struct file_state *f = &in->files[op->file];
+	unsigned char *buf = in->iobuf + op->mem;
+	int fd = f->fds[op->flag ? FD_DIRECT : FD_PLAIN];
+	struct iovec iov = { .iov_base = buf, .iov_len = op->len };
+	bool write = op->kind == OP_NWRITE;
+	size_t want = write ? op->len : expected_count(f->size, op->off,
+						       op->len);
+	size_t done = 0;
+	ssize_t ret;
+
+	if (write) {
+		fill_pattern(buf, op->tag, op->off, op->len);
+		ret = RETRY_EINTR(pwritev2(fd, &iov, 1, op->off, RWF_NOWAIT));
+	} else {
+		ret = RETRY_EINTR(preadv2(fd, &iov, 1, op->off, RWF_NOWAIT));
+	}
+	if (ret < 0 && errno != EAGAIN)
+		return fail_errno(in, write ? "RWF_NOWAIT pwritev2" :
+				  "RWF_NOWAIT preadv2");
+	if (ret >= 0) {
+		done = ret;
+		if (done > want || (!done && want))
+			return fail_code(in, FAIL_COUNT, 0, "RWF_NOWAIT %s: "
+					 "count mismatch: returned %zu, the "
+					 "model expects up to %zu", write ?
+					 "pwritev2" : "preadv2", done, want);
+		if (write)
+			model_write(f, op->off, done, op->tag);
+		else if (!verify(in, op->file, op->off, buf, done,
+				 "RWF_NOWAIT preadv2"))
+			return false;
+		if (done == want)
+			return true;
+	}
+	in->out->nowait_retries++;
+	if (!write) {
+		ret = RETRY_EINTR(pread(fd, buf + done, op->len - done,
+					op->off + done));
+		return verify_read(in, op->file, op->off + done,
+				   op->len - done, buf + done, ret,
+				   "pread after RWF_NOWAIT");
+	}
+	if (!check_range(in, op->file, op->off, op->len,
+			 "pread after RWF_NOWAIT stopped a write"))
+		return false;
+	ret = RETRY_EINTR(pwrite(fd, buf + done, op->len - done,
+				 op->off + done));
+	return finish_write(in, op->file, op->off + done, op->len - done,
+			    op->tag, ret, "pwrite after RWF_NOWAIT");
 }
 
 static bool op_badio(struct instance *in, const struct op *op)
 {
 	struct file_state *f = &in->files[op->file];
 	unsigned char *buf = in->iobuf + op->mem;
+	int dfd = f->fds[FD_DIRECT];
 	ssize_t ret;
 
 	if (!op->flag) {
-		ret = RETRY_EINTR(pread(f->dfd, buf, op->len, op->off));
+		ret = RETRY_EINTR(pread(dfd, buf, op->len, op->off));
 		/*
 		 * Holes, unwritten extents and reads at EOF are answered
 		 * without looking at the alignment: then the data must be
@@ -866,7 +1370,7 @@ static bool op_badio(struct instance *in, const struct op *op)
 				   "misaligned O_DIRECT pread");
 	}
 	fill_pattern(buf, op->tag, op->off, op->len);
-	ret = RETRY_EINTR(pwrite(f->dfd, buf, op->len, op->off));
+	ret = RETRY_EINTR(pwrite(dfd, buf, op->len, op->off));
 	/* Only the buffer misaligned: all or nothing (see gen_badio()). */
 	if (ret >= 0 && !(op->off % in->dio_off_align))
 		return finish_write(in, op->file, op->off, op->len, op->tag,
@@ -878,10 +1382,7 @@ static bool op_badio(struct instance *in, const struct op *op)
 		return fail_errno(in, "misaligned O_DIRECT pwrite (expected "
 				  "EINVAL)");
 	/* It must have changed nothing: look at the range. */
-	if (!check_size(in, op->file))
-		return false;
-	ret = RETRY_EINTR(pread(f->fd, in->iobuf, op->len, op->off));
-	return verify_read(in, op->file, op->off, op->len, in->iobuf, ret,
+	return check_range(in, op->file, op->off, op->len,
 			   "pread after a failed misaligned write");
 }
 
@@ -907,13 +1408,14 @@ static bool op_readv(struct instance *in, const struct op *op)
 	int i;
 
 	build_iov(in, op, iov);
-	ret = RETRY_EINTR(preadv2(in->files[op->file].fd, iov, op->nseg,
-				  op->off, 0));
+	ret = RETRY_EINTR(preadv2(in->files[op->file].fds[FD_PLAIN], iov,
+				  op->nseg, op->off, 0));
 	if (ret < 0)
 		return fail_errno(in, "preadv2");
 	if ((size_t)ret != want)
-		return fail(in, "preadv2: count mismatch: returned %zd, the "
-			    "model expects %zu", ret, want);
+		return fail_code(in, FAIL_COUNT, 0, "preadv2: count mismatch: "
+				 "returned %zd, the model expects %zu", ret,
+				 want);
 	for (i = 0; i < op->nseg && pos < want; i++) {
 		size_t n = min_size(op->seg_len[i], want - pos);
 
@@ -938,10 +1440,72 @@ static bool op_writev(struct instance *in, const struct op *op)
 			     op->seg_len[i]);
 		pos += op->seg_len[i];
 	}
-	ret = RETRY_EINTR(pwritev2(in->files[op->file].fd, iov, op->nseg,
-				   op->off, 0));
+	ret = RETRY_EINTR(pwritev2(in->files[op->file].fds[FD_PLAIN], iov,
+				   op->nseg, op->off, 0));
 	return finish_write(in, op->file, op->off, op->len, op->tag, ret,
 			    "pwritev2");
+}
+
+/* O_APPEND: the data lands at the model's size, the offset ends there. */
+static bool op_append(struct instance *in, const struct op *op)
+{
+	struct file_state *f = &in->files[op->file];
+	int fd = f->fds[FD_APPEND];
+	size_t off = f->size;
+	off_t pos;
+	ssize_t ret;
+
+	fill_pattern(in->iobuf, op->tag, off, op->len);
+	ret = RETRY_EINTR(write(fd, in->iobuf, op->len));
+	if (!finish_write(in, op->file, off, op->len, op->tag, ret,
+			  "O_APPEND write"))
+		return false;
+	pos = lseek(fd, 0, SEEK_CUR);
+	if (pos < 0)
+		return fail_errno(in, "lseek SEEK_CUR");
+	if ((size_t)pos != f->size)
+		return fail_code(in, FAIL_SIZE, 0, "size mismatch: an O_APPEND "
+				 "write left the offset at %lld, the model's "
+				 "size is %zu", (long long)pos, f->size);
+	return true;
+}
+
+/* Where an eoftail write starts: past the stored bytes, near its end. */
+static size_t tail_write_start(const struct op *op)
+{
+	return max_size(op->off + op->len, op->to > TAIL_WRITE_MAX ?
+			op->to - TAIL_WRITE_MAX : 0);
+}
+
+/*
+ * Store into the EOF page past EOF through the mapping, then extend the
+ * file past the stored bytes: they were never file data, so they must
+ * read back as zeros.
+ */
+static bool op_eoftail(struct instance *in, const struct op *op)
+{
+	struct file_state *f = &in->files[0];
+	int fd = f->fds[FD_PLAIN];
+	size_t old = f->size, from = tail_write_start(op);
+	ssize_t ret;
+
+	if (!map_cover(in, op->off + op->len))
+		return false;
+	fill_pattern(in->map + op->off, op->tag, op->off, op->len);
+	if (op->flag) {
+		fill_pattern(in->iobuf, op->tag, from, op->to - from);
+		ret = RETRY_EINTR(pwrite(fd, in->iobuf, op->to - from, from));
+		if (!finish_write(in, 0, from, op->to - from, op->tag, ret,
+				  "pwrite past a store beyond EOF"))
+			return false;
+	} else {
+		if (RETRY_EINTR(ftruncate(fd, op->to)))
+			return fail_errno(in, "ftruncate past a store beyond "
+					  "EOF");
+		f->size = op->to;
+	}
+	return check_range(in, 0, old, op->to - old,
+			   "pread from the old EOF");
 }
 
 static bool op_truncate(struct instance *in, const struct op *op)
@@ -950,7 +1514,7 @@ static bool op_truncate(struct instance *in, const struct op *op)
 	size_t want;
 	void *map;
 
-	if (RETRY_EINTR(ftruncate(f->fd, op->off)))
+	if (RETRY_EINTR(ftruncate(f->fds[FD_PLAIN], op->off)))
 		return fail_errno(in, "ftruncate");
 	model_zero(f, op->off, f->size);
 	f->size = op->off;
@@ -973,22 +1537,15 @@ static bool op_falloc(struct instance *in, const struct op *op)
 {
 	struct file_state *f = &in->files[op->file];
 	size_t end = op->off + op->len;
-	int i;
+	char what[32];
 
-	if (RETRY_EINTR(fallocate(f->fd, falloc_modes[op->mode].mode,
-				  op->off, op->len))) {
-		if (errno != EOPNOTSUPP)
-			return fail_errno(in, "fallocate");
-		if (!in->falloc_unsupported[op->mode])
-			note(in, "fallocate %s: EOPNOTSUPP, mode disabled",
-			     falloc_modes[op->mode].name);
-		in->falloc_unsupported[op->mode] = true;
-		for (i = 0; i < NR_FALLOC && in->falloc_unsupported[i]; i++)
-			;
-		if (i == NR_FALLOC)
-			in->weights[OP_FALLOC] = 0;
-		return true;
-	}
+	snprintf(what, sizeof(what), "fallocate %s",
+		 falloc_modes[op->mode].name);
+	if (RETRY_EINTR(fallocate(f->fds[FD_PLAIN],
+				  falloc_modes[op->mode].mode, op->off,
+				  op->len)))
+		return fail_errno(in, what);
+	in->out->falloc_counts[op->mode]++;
 	switch (op->mode) {
 	case FA_ALLOC:
 		f->size = max_size(f->size, end);
@@ -1030,90 +1587,184 @@ static bool op_copy(struct instance *in, const struct op *op)
 	do {
 		loff_t in_off = op->off + done, out_off = op->dst_off + done;
 
-		ret = RETRY_EINTR(copy_file_range(src->fd, &in_off, dst->fd,
-						  &out_off, op->len - done,
-						  0));
-		/*
-		 * EINVAL for a valid request before any copy worked: the
-		 * filesystem has no splice_write for the fallback to use
-		 * (minix), so copy_file_range() cannot work on it at all.
-		 */
-		if (ret < 0 && !done && (errno == EOPNOTSUPP ||
-					 (errno == EINVAL && !in->copy_worked))) {
-			note(in, "copy_file_range: %s, copy disabled",
-			     strerror(errno));
-			in->copy_unsupported = true;
-			in->weights[OP_COPY] = 0;
-			return true;
-		}
-		if (ret < 0 && (errno == ENOSPC || errno == EFBIG)) {
-			note(in, "copy_file_range: %s after %zu of %zu bytes",
-			     strerror(errno), done, want);
-			return true;
-		}
+		ret = RETRY_EINTR(copy_file_range(src->fds[FD_PLAIN], &in_off,
+						  dst->fds[FD_PLAIN], &out_off,
+						  op->len - done, 0));
 		if (ret < 0)
 			return fail_errno(in, "copy_file_range");
 		if (!ret)
 			break;
-		in->copy_worked = true;
 		if (done + ret > want)
-			return fail(in, "copy_file_range: count mismatch: "
-				    "copied %zu bytes, the model expects %zu",
-				    done + ret, want);
+			break;
 		memcpy(dst->model + op->dst_off + done,
 		       src->model + op->off + done, ret);
 		done += ret;
 		dst->size = max_size(dst->size, op->dst_off + done);
 	} while (done < want);
 	if (done != want)
-		return fail(in, "copy_file_range: count mismatch: copied %zu "
-			    "bytes, the model expects %zu", done, want);
+		return fail_code(in, FAIL_COUNT, 0, "copy_file_range: count "
+				 "mismatch: copied %zu bytes, the model "
+				 "expects %zu", done + ret, want);
 	return true;
+}
+
+/* lseek(@whence) from @off: the offset, or -1 with errno. */
+static off_t seek_to(struct instance *in, int file, size_t off, int whence)
+{
+	return lseek(in->files[file].fds[FD_PLAIN], off, whence);
+}
+
+/*
+ * SEEK_DATA and SEEK_HOLE from @op->off against the model, whose data is
+ * never zero: SEEK_DATA may skip only zeros, and the hole SEEK_HOLE finds
+ * (up to the next data) holds only zeros.  Holes are optional: a
+ * filesystem may call every byte data.
+ */
+static bool op_seek(struct instance *in, const struct op *op)
+{
+	const struct file_state *f = &in->files[op->file];
+	size_t size = f->size, off = op->off, first;
+	off_t data, hole, next;
+
+	data = seek_to(in, op->file, off, SEEK_DATA);
+	if (data < 0 && errno != ENXIO)
+		return fail_errno(in, "lseek SEEK_DATA");
+	hole = seek_to(in, op->file, off, SEEK_HOLE);
+	if (hole < 0 && errno != ENXIO)
+		return fail_errno(in, "lseek SEEK_HOLE");
+	if (off >= size) {
+		if (data < 0 && hole < 0)
+			return true;
+		return fail_code(in, FAIL_MAPPING, 0, "mapping mismatch: "
+				 "SEEK_DATA or SEEK_HOLE from %zu, at or past "
+				 "EOF %zu, did not fail with ENXIO", off, size);
+	}
+	first = model_data(f, off, size);
+	if (data < 0 ? first < size : (size_t)data < off ||
+	    (size_t)data >= size || first < (size_t)data)
+		return fail_code(in, FAIL_MAPPING, 0, "mapping mismatch: "
+				 "SEEK_DATA from %zu returned %lld (-1: ENXIO), "
+				 "but the model's data starts at %zu (EOF %zu)",
+				 off, (long long)data, first, size);
+	if (hole < 0 || (size_t)hole < off || (size_t)hole > size)
+		return fail_code(in, FAIL_MAPPING, 0, "mapping mismatch: "
+				 "SEEK_HOLE from %zu returned %lld (-1: "
+				 "ENXIO), outside %zu..%zu", off,
+				 (long long)hole, off, size);
+	if ((size_t)hole == size)
+		return true;
+	next = seek_to(in, op->file, hole, SEEK_DATA);
+	if (next < 0 && errno != ENXIO)
+		return fail_errno(in, "lseek SEEK_DATA from a hole");
+	if (next < 0)
+		next = size;
+	first = model_data(f, hole, next);
+	if (next <= hole || first < (size_t)next)
+		return fail_code(in, FAIL_MAPPING, 0, "mapping mismatch: "
+				 "SEEK_HOLE from %zu returned %lld, a hole up "
+				 "to %lld, but the model holds data at %zu",
+				 off, (long long)hole, (long long)next, first);
+	return true;
+}
+
+/* No data of the model between FIEMAP extents, in [@from, @to). */
+static bool fiemap_gap_empty(struct instance *in, const struct file_state *f,
+			     size_t from, size_t to)
+{
+	size_t data;
+
+	to = min_size(to, f->size);
+	data = from < to ? model_data(f, from, to) : to;
+	return data == to ||
+	       fail_code(in, FAIL_MAPPING, 0, "mapping mismatch: the model "
+			 "holds data at %zu, between FIEMAP extents "
+			 "(%zu..%zu uncovered)", data, from, to - 1);
+}
+
+/*
+ * FIEMAP over the whole file: extents sorted and apart, within the file
+ * (the last may round up to the block; past that only preallocated,
+ * unwritten or delayed, ones), and after FIEMAP_FLAG_SYNC no byte of the
+ * model's data outside them, up to where the list ends when it was cut
+ * short.  Without the flag, dirty data may have no blocks yet (ext2 gives
+ * mapped writes theirs at writeback) and FIEMAP reports none for it.
+ */
+static bool op_fiemap(struct instance *in, const struct op *op)
+{
+	const struct file_state *f = &in->files[op->file];
+	struct fiemap *fm = in->fiemap;
+	size_t eof = round_up(f->size, in->block), covered = 0;
+	bool complete;
+	unsigned int i;
+
+	memset(fm, 0, sizeof(*fm));
+	fm->fm_length = FIEMAP_MAX_OFFSET;
+	fm->fm_flags = op->flag ? FIEMAP_FLAG_SYNC : 0;
+	fm->fm_extent_count = FIEMAP_MAX;
+	if (ioctl(f->fds[FD_PLAIN], FS_IOC_FIEMAP, fm))
+		return fail_errno(in, "FIEMAP");
+	complete = fm->fm_mapped_extents < FIEMAP_MAX;
+	for (i = 0; i < fm->fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &fm->fm_extents[i];
+		uint64_t start = e->fe_logical, end = start + e->fe_length;
+
+		if (!e->fe_length || start < covered)
+			return fail_code(in, FAIL_MAPPING, 0, "mapping "
+					 "mismatch: FIEMAP extent %u at %llu "
+					 "(%llu bytes) is empty, out of order "
+					 "or overlaps the one before", i,
+					 (unsigned long long)start,
+					 (unsigned long long)e->fe_length);
+		if (end > eof && !(e->fe_flags & (FIEMAP_EXTENT_UNWRITTEN |
+						  FIEMAP_EXTENT_DELALLOC)))
+			return fail_code(in, FAIL_MAPPING, 0, "mapping "
+					 "mismatch: FIEMAP extent %u at %llu "
+					 "(%llu bytes, flags %#x) reaches past "
+					 "EOF %zu rounded to %zu", i,
+					 (unsigned long long)start,
+					 (unsigned long long)e->fe_length,
+					 e->fe_flags, f->size, eof);
+		if (op->flag && !fiemap_gap_empty(in, f, covered, start))
+			return false;
+		covered = end;
+		if (e->fe_flags & FIEMAP_EXTENT_LAST)
+			complete = true;
+	}
+	return !op->flag || !complete ||
+	       fiemap_gap_empty(in, f, covered, f->size);
 }
 
 static bool execute(struct instance *in, const struct op *op)
 {
 	struct file_state *f = &in->files[op->file];
 	unsigned char *buf = in->iobuf + op->mem;
+	bool direct = op->kind == OP_DREAD || op->kind == OP_DWRITE;
+	int fd = f->fds[direct ? FD_DIRECT : FD_PLAIN];
 	ssize_t ret;
-
-	if ((op->kind == OP_DREAD || op->kind == OP_DWRITE ||
-	     op->kind == OP_BADIO || (op->kind == OP_UREAD && op->flag)) &&
-	    f->dfd < 0)
-		return fail(in, "O_DIRECT is not available here");
-	if (op->kind == OP_UREAD && !in->ring_ok)
-		return fail(in, "io_uring is not available here");
 
 	switch (op->kind) {
 	case OP_READ:
 	case OP_DREAD:
-		ret = RETRY_EINTR(pread(op->kind == OP_READ ? f->fd : f->dfd,
-					buf, op->len, op->off));
-		if (op->kind == OP_DREAD &&
-		    direct_io_missing(in, ret, "O_DIRECT pread"))
-			return true;
+		ret = RETRY_EINTR(pread(fd, buf, op->len, op->off));
 		return verify_read(in, op->file, op->off, op->len, buf, ret,
-				   op->kind == OP_READ ? "pread" :
-				   "O_DIRECT pread");
+				   direct ? "O_DIRECT pread" : "pread");
 	case OP_WRITE:
 	case OP_DWRITE:
 		fill_pattern(buf, op->tag, op->off, op->len);
-		ret = RETRY_EINTR(pwrite(op->kind == OP_WRITE ? f->fd : f->dfd,
-					 buf, op->len, op->off));
-		if (op->kind == OP_DWRITE &&
-		    direct_io_missing(in, ret, "O_DIRECT pwrite"))
-			return true;
+		ret = RETRY_EINTR(pwrite(fd, buf, op->len, op->off));
 		return finish_write(in, op->file, op->off, op->len, op->tag,
-				    ret, op->kind == OP_WRITE ? "pwrite" :
-				    "O_DIRECT pwrite");
+				    ret, direct ? "O_DIRECT pwrite" : "pwrite");
 	case OP_BADIO:
 		return op_badio(in, op);
 	case OP_READV:
 		return op_readv(in, op);
 	case OP_WRITEV:
 		return op_writev(in, op);
-	case OP_UREAD:
-		return op_uread(in, op);
+	case OP_NREAD:
+	case OP_NWRITE:
+		return op_nowait(in, op);
+	case OP_APPEND:
+		return op_append(in, op);
 	case OP_MREAD:
 		/* Past EOF to the end of its page, mapped bytes read zero. */
 		if (!map_cover(in, op->off + op->len))
@@ -1127,21 +1778,26 @@ static bool execute(struct instance *in, const struct op *op)
 		fill_pattern(in->map + op->off, op->tag, op->off, op->len);
 		model_write(f, op->off, op->len, op->tag);
 		return true;
+	case OP_EOFTAIL:
+		return op_eoftail(in, op);
 	case OP_TRUNCATE:
 		return op_truncate(in, op);
 	case OP_FALLOC:
 		return op_falloc(in, op);
 	case OP_FSYNC:
-		return !RETRY_EINTR(fsync(f->fd)) ||
-		       fail_errno(in, "fsync");
+		return !RETRY_EINTR(fsync(fd)) || fail_errno(in, "fsync");
 	case OP_FDATASYNC:
-		return !RETRY_EINTR(fdatasync(f->fd)) ||
+		return !RETRY_EINTR(fdatasync(fd)) ||
 		       fail_errno(in, "fdatasync");
 	case OP_MSYNC:
 		return !msync(in->map, in->map_len, MS_SYNC) ||
 		       fail_errno(in, "msync");
 	case OP_COPY:
 		return op_copy(in, op);
+	case OP_SEEK:
+		return op_seek(in, op);
+	case OP_FIEMAP:
+		return op_fiemap(in, op);
 	case OP_REOPEN:
 	case OP_REMOUNT:
 		return op_reopen(in, op->kind == OP_REMOUNT);
@@ -1152,34 +1808,59 @@ static bool execute(struct instance *in, const struct op *op)
 		in->corrupted = true;
 		return true;
 	default:
+		if (transfer_kind(op->kind))
+			return op_transfer(in, op);
 		return fail(in, "unknown op");
 	}
 }
 
 /*
- * Whether a replayed op fits the current state and the buffers: a shrunk
- * log may hold ops that made sense only after the ops taken out.
+ * Whether @kind may go through the page cache (@buffered) and through
+ * O_DIRECT (@direct) with what is declared.
+ */
+static void transfer_ways(const struct instance *in, enum op_kind kind,
+			  bool *buffered, bool *direct)
+{
+	unsigned int nowait = in->caps.nowait;
+
+	*buffered = true;
+	*direct = has_cap(in, CAP_DIO);
+	if (kind == OP_NREAD || kind == OP_NWRITE) {
+		bool write = kind == OP_NWRITE;
+
+		*buffered = nowait & 1u << (write ? NW_WRITE : NW_READ);
+		*direct = *direct &&
+			  (nowait & 1u << (write ? NW_DWRITE : NW_DREAD));
+	}
+}
+
+/*
+ * Whether a replayed op fits the current state, the buffers and the
+ * declared capabilities: a shrunk log may hold ops that made sense only
+ * after the ops taken out.
  */
 static bool op_valid(const struct instance *in, const struct op *op)
 {
 	const struct file_state *f = &in->files[op->file];
 	size_t end = op->off + op->len;
-	bool writes = op->kind == OP_WRITE || op->kind == OP_DWRITE ||
-		      op->kind == OP_WRITEV || op->kind == OP_FALLOC ||
+	bool writes = tagged_kind(op->kind) || op->kind == OP_FALLOC ||
 		      (op->kind == OP_BADIO && op->flag);
+	bool buffered, direct;
 	int i;
 
-	if (op->off > cfg.maxsize || op->len > cfg.maxsize ||
-	    op->dst_off > cfg.maxsize || op->mem >= 2 * in->buf_align ||
-	    (writes && end > cfg.maxsize))
+	if (op->off > cfg.limit || op->len > cfg.limit ||
+	    op->dst_off > cfg.limit || op->mem >= 2 * in->buf_align ||
+	    (writes && end > cfg.limit))
 		return false;
 	switch (op->kind) {
-	case OP_READ:
-	case OP_WRITE:
 	case OP_DREAD:
 	case OP_DWRITE:
 	case OP_BADIO:
-	case OP_UREAD:
+		if (!has_cap(in, CAP_DIO))
+			return false;
+		/* fall through */
+	case OP_READ:
+	case OP_WRITE:
 		return op->len && op->len <= cfg.maxlen;
 	case OP_READV:
 	case OP_WRITEV:
@@ -1188,35 +1869,65 @@ static bool op_valid(const struct instance *in, const struct op *op)
 			    op->seg_mem[i] + op->seg_len[i] > in->iov_region)
 				return false;
 		return op->nseg >= 2;
+	case OP_APPEND:
+		return op->len && op->len <= cfg.maxlen &&
+		       f->size + op->len <= cfg.limit;
 	case OP_MREAD:
 		return !op->file && op->len && op->len <= cfg.maxlen &&
 		       end <= round_up(f->size, in->page);
 	case OP_MWRITE:
 		return !op->file && op->len && op->len <= cfg.maxlen &&
 		       end <= f->size;
+	case OP_EOFTAIL:
+		return has_cap(in, CAP_EOFZERO) && !op->file && op->len &&
+		       op->off >= f->size &&
+		       end <= round_up(f->size, in->page) && op->to > end &&
+		       op->to <= cfg.limit;
 	case OP_FALLOC:
+		if (!(in->caps.falloc & 1u << op->mode))
+			return false;
 		if (op->mode == FA_COLLAPSE)
 			return op->len && end < f->size;
 		if (op->mode == FA_INSERT)
 			return op->len && op->off < f->size &&
-			       f->size + op->len <= cfg.maxsize;
+			       f->size + op->len <= cfg.limit;
 		return op->len;
 	case OP_MSYNC:
 		return in->map;
 	case OP_COPY:
-		return op->len && op->file != op->dst &&
-		       op->dst_off + op->len <= cfg.maxsize;
+		return has_cap(in, CAP_COPY) && op->len &&
+		       op->file != op->dst && op->dst_off + op->len <= cfg.limit;
+	case OP_SEEK:
+		return has_cap(in, CAP_SEEK);
+	case OP_FIEMAP:
+		return has_cap(in, CAP_FIEMAP);
 	case OP_CORRUPT:
 		return op->off < f->size;
 	default:
-		return true;
+		if (!transfer_kind(op->kind))
+			return true;
+		transfer_ways(in, op->kind, &buffered, &direct);
+		return (op->flag ? direct : buffered) && op->len &&
+		       op->len <= cfg.maxlen;
 	}
+}
+
+/*
+ * How far a random offset or size may reach: the first -l bytes, and with
+ * -X one time in FAR_ONE_IN up to @limit, so that most ops stay where the
+ * files are small and dense and some make them large and sparse.
+ */
+static size_t reach(struct instance *in, size_t limit)
+{
+	if (cfg.farsize && !rnd(in, FAR_ONE_IN))
+		return limit;
+	return min_size(limit, cfg.maxsize);
 }
 
 /* An offset in [0, limit], often where bugs live: 0, EOF, boundaries. */
 static size_t pick_offset(struct instance *in, size_t size, size_t limit)
 {
-	size_t off;
+	size_t span = reach(in, limit), off;
 
 	switch (rnd(in, 8)) {
 	case 0:
@@ -1226,15 +1937,15 @@ static size_t pick_offset(struct instance *in, size_t size, size_t limit)
 		off = off > in->page ? off - in->page : 0;
 		break;
 	case 2:
-		off = rnd(in, limit / in->page + 1) * in->page;
+		off = rnd(in, span / in->page + 1) * in->page;
 		break;
 	case 3:		/* a block boundary, or a byte either side */
-		off = rnd(in, limit / in->block + 1) * in->block +
+		off = rnd(in, span / in->block + 1) * in->block +
 		      rnd(in, 3);
 		off = off ? off - 1 : 0;
 		break;
 	default:
-		off = rnd(in, limit + 1);
+		off = rnd(in, span + 1);
 	}
 	return min_size(off, limit);
 }
@@ -1255,8 +1966,9 @@ static size_t pick_length(struct instance *in, size_t max)
 /* A new size: boundaries, their middles, 0, and up or down from @size. */
 static size_t pick_size(struct instance *in, size_t size)
 {
+	size_t span = reach(in, cfg.limit);
 	size_t unit = rnd(in, 2) ? in->page : in->block;
-	size_t units = rnd(in, cfg.maxsize / unit + 1), new;
+	size_t units = rnd(in, span / unit + 1), new;
 
 	switch (rnd(in, 10)) {
 	case 0:
@@ -1281,9 +1993,9 @@ static size_t pick_size(struct instance *in, size_t size)
 		new = new ? new - 1 : 0;
 		break;
 	default:
-		new = rnd(in, cfg.maxsize + 1);
+		new = rnd(in, span + 1);
 	}
-	return min_size(new, cfg.maxsize);
+	return min_size(new, cfg.limit);
 }
 
 /*
@@ -1293,7 +2005,7 @@ static size_t pick_size(struct instance *in, size_t size)
 static void pick_dio(struct instance *in, struct op *op, bool write)
 {
 	size_t align = in->dio_off_align;
-	size_t limit = cfg.maxsize;
+	size_t limit = cfg.limit;
 
 	op->len = pick_length(in, cfg.maxlen / align) * align;
 	if (write)
@@ -1301,6 +2013,35 @@ static void pick_dio(struct instance *in, struct op *op, bool write)
 	op->off = round_down(pick_offset(in, in->files[op->file].size, limit),
 			     align);
 	op->mem = rnd(in, in->page / in->dio_mem_align) * in->dio_mem_align;
+}
+
+/*
+ * A transfer that may go through O_DIRECT: one time in four when both
+ * ways are declared, always when only O_DIRECT is.  False if neither is.
+ */
+static bool pick_transfer(struct instance *in, struct op *op, bool write)
+{
+	bool buffered, direct;
+
+	transfer_ways(in, op->kind, &buffered, &direct);
+	if (!buffered && !direct)
+		return false;
+	op->flag = direct && (!buffered || !rnd(in, 4));
+	if (op->flag) {
+		pick_dio(in, op, write);
+		/*
+		 * Linux 6.12 wants each page of a registered buffer to hold
+		 * whole blocks (iov_iter_is_aligned() on its bio_vecs), not
+		 * only the memory alignment statx reports: start on a block.
+		 */
+		if (op->kind == OP_UFWRITE)
+			op->mem = round_down(op->mem, in->dio_off_align);
+		return true;
+	}
+	op->len = pick_length(in, cfg.maxlen);
+	op->off = pick_offset(in, in->files[op->file].size,
+			      cfg.limit - (write ? op->len : 0));
+	return true;
 }
 
 /*
@@ -1325,7 +2066,7 @@ static bool gen_badio(struct instance *in, struct op *op)
 	pick_dio(in, op, op->flag);
 	if (!misalign_mem) {
 		op->off += 1 + rnd(in, off_align - 1);
-		if (op->off + (op->flag ? op->len : 0) > cfg.maxsize &&
+		if (op->off + (op->flag ? op->len : 0) > cfg.limit &&
 		    op->off > off_align)
 			op->off -= off_align;
 	} else if (!op->flag) {
@@ -1339,12 +2080,12 @@ static bool gen_badio(struct instance *in, struct op *op)
 	}
 	if (op->flag)
 		op->tag = random_tag(in);
-	return !op->flag || op->off + op->len <= cfg.maxsize;
+	return !op->flag || op->off + op->len <= cfg.limit;
 }
 
 static void gen_vector(struct instance *in, struct op *op, bool write)
 {
-	size_t each = max_size(cfg.maxlen / MAX_SEGS, 2), limit = cfg.maxsize;
+	size_t each = max_size(cfg.maxlen / MAX_SEGS, 2), limit = cfg.limit;
 	size_t cross;
 	int i;
 
@@ -1369,6 +2110,10 @@ static void gen_vector(struct instance *in, struct op *op, bool write)
 	op->off = pick_offset(in, in->files[op->file].size, limit);
 }
 
+/*
+ * A declared fallocate mode.  Collapse and insert move the whole tail of
+ * the model: they are drawn only while the file is within -l.
+ */
 static bool gen_falloc(struct instance *in, struct op *op)
 {
 	struct file_state *f = &in->files[op->file];
@@ -1377,21 +2122,22 @@ static bool gen_falloc(struct instance *in, struct op *op)
 	int modes[NR_FALLOC], n = 0, i;
 
 	for (i = 0; i < NR_FALLOC; i++)
-		if (!in->falloc_unsupported[i])
+		if (in->caps.falloc & 1u << i)
 			modes[n++] = i;
 	op->mode = modes[rnd(in, n)];
 	switch (op->mode) {
 	case FA_COLLAPSE:
 		/* Whole blocks, ending before EOF. */
 		units = f->size ? (f->size - 1) / bs : 0;
-		if (!units)
+		if (!units || f->size > cfg.maxsize)
 			return false;
 		op->len = (1 + rnd(in, min_size(units, max_units))) * bs;
 		op->off = rnd(in, units - op->len / bs + 1) * bs;
 		return true;
 	case FA_INSERT:
-		/* Whole blocks, from inside the file, within the max size. */
-		units = (cfg.maxsize - f->size) / bs;
+		/* Whole blocks, from inside the file, within -l. */
+		units = f->size < cfg.maxsize ?
+			(cfg.maxsize - f->size) / bs : 0;
 		if (!f->size || !units)
 			return false;
 		op->len = (1 + rnd(in, min_size(units, max_units))) * bs;
@@ -1399,9 +2145,29 @@ static bool gen_falloc(struct instance *in, struct op *op)
 		return true;
 	default:
 		op->len = pick_length(in, cfg.maxlen);
-		op->off = pick_offset(in, f->size, cfg.maxsize - op->len);
+		op->off = pick_offset(in, f->size, cfg.limit - op->len);
 		return true;
 	}
+}
+
+/*
+ * A store into the EOF page past EOF, then a new size past it: within
+ * that page, at its end, or up to four pages further.
+ */
+static bool gen_eoftail(struct instance *in, struct op *op)
+{
+	size_t size = in->files[0].size, page_end = round_up(size, in->page);
+	size_t end;
+
+	if (size == page_end)
+		return false;
+	op->off = size + rnd(in, page_end - size);
+	op->len = 1 + rnd(in, page_end - op->off);
+	end = op->off + op->len;
+	op->to = end + 1 + (rnd(in, 2) ? rnd(in, page_end - end + 1) :
+			    rnd(in, 4 * in->page));
+	op->flag = rnd(in, 2);
+	return op->to <= cfg.limit;
 }
 
 /* Fill in the arguments of @op; false if it cannot run now. */
@@ -1413,7 +2179,7 @@ static bool fill_op(struct instance *in, struct op *op)
 	case OP_READ:
 	case OP_WRITE:
 		op->len = pick_length(in, cfg.maxlen);
-		op->off = pick_offset(in, f->size, cfg.maxsize -
+		op->off = pick_offset(in, f->size, cfg.limit -
 				      (op->kind == OP_WRITE ? op->len : 0));
 		break;
 	case OP_DREAD:
@@ -1426,14 +2192,10 @@ static bool fill_op(struct instance *in, struct op *op)
 	case OP_WRITEV:
 		gen_vector(in, op, op->kind == OP_WRITEV);
 		break;
-	case OP_UREAD:
-		op->flag = in->dio_ok && !rnd(in, 5);
-		if (op->flag) {
-			pick_dio(in, op, false);
-			break;
-		}
+	case OP_APPEND:
 		op->len = pick_length(in, cfg.maxlen);
-		op->off = pick_offset(in, f->size, cfg.maxsize);
+		if (f->size + op->len > cfg.limit)
+			return false;
 		break;
 	case OP_MREAD:
 	case OP_MWRITE:
@@ -1444,6 +2206,10 @@ static bool fill_op(struct instance *in, struct op *op)
 		op->len = pick_length(in, min_size(cfg.maxlen,
 			(op->kind == OP_MREAD ? round_up(f->size, in->page) :
 			 f->size) - op->off));
+		break;
+	case OP_EOFTAIL:
+		if (!gen_eoftail(in, op))
+			return false;
 		break;
 	case OP_TRUNCATE:
 		op->off = pick_size(in, f->size);
@@ -1457,15 +2223,25 @@ static bool fill_op(struct instance *in, struct op *op)
 	case OP_COPY:
 		op->dst = !op->file;
 		op->len = pick_length(in, cfg.maxlen);
-		op->off = pick_offset(in, f->size, cfg.maxsize);
+		op->off = pick_offset(in, f->size, cfg.limit);
 		op->dst_off = pick_offset(in, in->files[op->dst].size,
-					  cfg.maxsize - op->len);
+					  cfg.limit - op->len);
+		break;
+	case OP_SEEK:
+		/* Mostly inside the file, now and then past EOF. */
+		op->off = pick_offset(in, f->size,
+				      min_size(f->size + in->page, cfg.limit));
+		break;
+	case OP_FIEMAP:
+		op->flag = rnd(in, 2);
 		break;
 	default:
+		if (transfer_kind(op->kind) &&
+		    !pick_transfer(in, op, tagged_kind(op->kind)))
+			return false;
 		break;
 	}
-	if (op->kind == OP_WRITE || op->kind == OP_DWRITE ||
-	    op->kind == OP_WRITEV || op->kind == OP_MWRITE)
+	if (tagged_kind(op->kind))
 		op->tag = random_tag(in);
 	return true;
 }
@@ -1489,7 +2265,7 @@ static void generate_op(struct instance *in, struct op *op)
 		op->kind = kind;
 		/* File a, which is also mapped, twice as often as b. */
 		op->file = rnd(in, 3) == 0 && kind != OP_MREAD &&
-			   kind != OP_MWRITE;
+			   kind != OP_MWRITE && kind != OP_EOFTAIL;
 		if (fill_op(in, op))
 			return;
 	}
@@ -1502,12 +2278,15 @@ static bool run_op(struct instance *in, const struct op *op)
 {
 	format_op(op, in->current, sizeof(in->current));
 	in->seq++;
+	in->running = op->kind;
 	strcpy(in->history[in->seq % HISTORY_LEN], in->current);
 	if (in->log) {
 		fprintf(in->log, "%s\n", in->current);
 		fflush(in->log);
 	}
-	in->counts[op->kind]++;
+	in->out->counts[op->kind]++;
+	if (op->flag && transfer_kind(op->kind))
+		in->out->direct_counts[op->kind]++;
 	return execute(in, op);
 }
 
@@ -1530,6 +2309,43 @@ static bool maybe_corrupt(struct instance *in)
 	return run_op(in, &op) && run_kind(in, OP_CHECK);
 }
 
+/*
+ * Every kind that could be drawn ran, each transfer both ways it is
+ * declared for, and every declared fallocate mode: else the run tested
+ * less than its declaration says, and fails.
+ */
+static bool check_coverage(struct instance *in)
+{
+	const struct outcome *o = in->out;
+	bool buffered, direct;
+	int kind, mode;
+
+	for (kind = 0; kind < NR_WEIGHTED; kind++) {
+		long all = o->counts[kind], d = o->direct_counts[kind];
+
+		if (!in->weights[kind])
+			continue;
+		if (!all)
+			return fail(in, "coverage: op kind %s (weight %u) "
+				    "never ran in %ld ops", op_names[kind],
+				    in->weights[kind], in->seq);
+		if (!transfer_kind(kind))
+			continue;
+		transfer_ways(in, kind, &buffered, &direct);
+		if ((buffered && all == d) || (direct && !d))
+			return fail(in, "coverage: op kind %s never ran %s "
+				    "in %ld ops", op_names[kind], direct && !d ?
+				    "through O_DIRECT" : "through the page "
+				    "cache", in->seq);
+	}
+	for (mode = 0; in->weights[OP_FALLOC] && mode < NR_FALLOC; mode++)
+		if ((in->caps.falloc & 1u << mode) && !o->falloc_counts[mode])
+			return fail(in, "coverage: fallocate mode %s never ran "
+				    "in %ld ops", falloc_modes[mode].name,
+				    in->seq);
+	return true;
+}
+
 static bool run_random(struct instance *in)
 {
 	struct op op;
@@ -1546,7 +2362,7 @@ static bool run_random(struct instance *in)
 		    !run_kind(in, OP_REMOUNT))
 			return false;
 	}
-	return run_kind(in, OP_CHECK);
+	return run_kind(in, OP_CHECK) && check_coverage(in);
 }
 
 static bool run_script(struct instance *in)
@@ -1585,9 +2401,9 @@ static int setup_error(struct instance *in, const char *what, int err)
 	return 2;
 }
 
-static int open_log(struct instance *in, bool from_statx)
+static int open_log(struct instance *in)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], caps[LINE_LEN];
 
 	if (!cfg.log_path)
 		return 0;
@@ -1596,54 +2412,140 @@ static int open_log(struct instance *in, bool from_statx)
 	in->log = fopen(path, "w");
 	if (!in->log)
 		return setup_error(in, path, errno);
+	format_caps(&in->caps, caps, sizeof(caps));
 	if (in->script)
 		fprintf(in->log, "%s\n", in->script->header);
 	else
 		fprintf(in->log, "# fsmodel seed=%" PRIu64 " instance=%d "
-			"maxsize=%zu maxlen=%zu page=%zu block=%zu dio=%zu/%zu"
-			" %s\n", cfg.seed, in->id, cfg.maxsize, cfg.maxlen,
-			in->page, in->block, in->dio_off_align,
-			in->dio_mem_align, from_statx ? "statx" : "fallback");
+			"maxsize=%zu farsize=%zu maxlen=%zu page=%zu block=%zu"
+			" dio=%zu/%zu %s caps: %s\n", cfg.seed, in->id,
+			cfg.maxsize, cfg.farsize, cfg.maxlen, in->page,
+			in->block, in->dio_off_align, in->dio_mem_align,
+			in->dio_align_known ? "statx" : "fallback", caps);
 	fflush(in->log);
 	return 0;
 }
 
-/* The O_DIRECT twins: EINVAL from open means no O_DIRECT here. */
-static int open_direct(struct instance *in)
+/*
+ * The O_DIRECT alignment: from statx exactly when dioalign is declared
+ * (either way round, a mismatch fails), else -A or st_blksize.
+ */
+static bool dio_alignment(struct instance *in, const struct stat *st)
 {
-	int i;
+	struct statx stx;
+	bool reported;
 
-	if (cfg.maxlen < in->dio_off_align) {
-		note(in, "-L is below the O_DIRECT alignment %zu: no O_DIRECT",
-		     in->dio_off_align);
-		return 0;
+	memset(&stx, 0, sizeof(stx));
+	reported = !statx(in->files[0].fds[FD_PLAIN], "", AT_EMPTY_PATH,
+			  STATX_DIOALIGN, &stx) &&
+		   (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align;
+	if (reported != has_cap(in, CAP_DIOALIGN))
+		return fail(in, "statx %s STATX_DIOALIGN (%u/%u), and dioalign "
+			    "is %sdeclared", reported ? "reports" :
+			    "does not report", stx.stx_dio_offset_align,
+			    stx.stx_dio_mem_align, reported ? "not " : "");
+	in->dio_align_known = reported;
+	if (reported) {
+		in->dio_off_align = stx.stx_dio_offset_align;
+		in->dio_mem_align = stx.stx_dio_mem_align;
+	} else {
+		in->dio_off_align = cfg.dio_align ? cfg.dio_align :
+				    (size_t)st->st_blksize;
+		in->dio_mem_align = in->dio_off_align;
 	}
-	for (i = 0; i < 2; i++) {
-		in->files[i].dfd = open(in->files[i].path, O_RDWR | O_DIRECT);
-		if (in->files[i].dfd >= 0)
+	return true;
+}
+
+/* The effective weights: nothing that needs what is not declared. */
+static void set_weights(struct instance *in)
+{
+	bool buffered, direct;
+	int kind;
+
+	memcpy(in->weights, cfg.weights, sizeof(in->weights));
+	if (!has_cap(in, CAP_DIO))
+		in->weights[OP_DREAD] = in->weights[OP_DWRITE] = 0;
+	if (!has_cap(in, CAP_DIO) || !in->dio_align_known ||
+	    (in->dio_off_align == 1 && in->dio_mem_align == 1))
+		in->weights[OP_BADIO] = 0;
+	for (kind = 0; kind < NR_WEIGHTED; kind++) {
+		if (!transfer_kind(kind))
 			continue;
-		if (errno != EINVAL)
-			return setup_error(in, "open O_DIRECT", errno);
-		note(in, "open O_DIRECT: EINVAL: dread, dwrite, badio and "
-		     "O_DIRECT uread disabled");
-		if (i) {
-			close(in->files[0].dfd);
-			in->files[0].dfd = -1;
-		}
-		return 0;
+		transfer_ways(in, kind, &buffered, &direct);
+		if (!buffered && !direct)
+			in->weights[kind] = 0;
 	}
-	in->dio_ok = true;
+	if (!has_cap(in, CAP_COPY))
+		in->weights[OP_COPY] = 0;
+	if (!in->caps.falloc)
+		in->weights[OP_FALLOC] = 0;
+	if (!has_cap(in, CAP_SEEK))
+		in->weights[OP_SEEK] = 0;
+	if (!has_cap(in, CAP_FIEMAP))
+		in->weights[OP_FIEMAP] = 0;
+	if (!has_cap(in, CAP_EOFZERO))
+		in->weights[OP_EOFTAIL] = 0;
+	if (!cfg.remount_cmd || cfg.ninstances > 1)
+		in->weights[OP_REMOUNT] = 0;
+}
+
+/*
+ * io_uring (with the I/O buffer registered for fixed-buffer writes) and
+ * libaio, when a kind that uses them can run: a setup error otherwise,
+ * since not testing them must be asked for (-w KIND=0).
+ */
+static int setup_async(struct instance *in)
+{
+	struct iovec iov = { .iov_base = in->iobuf,
+			     .iov_len = in->iobuf_len };
+	int err;
+
+	if (in->script || in->weights[OP_UREAD] || in->weights[OP_UWRITE] ||
+	    in->weights[OP_UFWRITE]) {
+		err = io_uring_queue_init(4, &in->ring, 0);
+		if (err < 0)
+			return setup_error(in, "io_uring_queue_init (-w "
+					   "uread=0,uwrite=0,ufwrite=0 runs "
+					   "without)", -err);
+		in->ring_up = true;
+		err = io_uring_register_buffers(&in->ring, &iov, 1);
+		if (err < 0)
+			return setup_error(in, "io_uring_register_buffers",
+					   -err);
+	}
+	if (in->script || in->weights[OP_AREAD] || in->weights[OP_AWRITE]) {
+		err = io_setup(4, &in->aio);
+		if (err < 0)
+			return setup_error(in, "io_setup (-w aread=0,awrite=0 "
+					   "runs without)", -err);
+		in->aio_up = true;
+	}
 	return 0;
 }
 
+static unsigned char *alloc_model(void)
+{
+	void *model = mmap(NULL, cfg.limit + page_size,
+			   PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return model == MAP_FAILED ? NULL : model;
+}
+
+/*
+ * 0, 2 for a setup error, 1 when the filesystem is not as declared (an
+ * O_DIRECT open fails, statx and dioalign disagree).
+ */
 static int setup_instance(struct instance *in)
 {
-	struct statx stx;
 	struct stat st;
+	char text[LINE_LEN];
 	size_t len;
-	int i, err;
+	int i, k, err;
 
-	in->page = sysconf(_SC_PAGESIZE);
+	strcpy(in->current, "setup");
+	in->page = page_size;
+	in->caps = cfg.caps;
 	in->seed = in->script ? in->script->seed : cfg.seed + in->id;
 	in->rng = mix64(in->seed) | 1;
 	for (i = 0; i < 2; i++) {
@@ -1651,73 +2553,58 @@ static int setup_instance(struct instance *in)
 
 		snprintf(f->path, sizeof(f->path), "%s/fsm.%d.%c", cfg.dir,
 			 in->id, 'a' + i);
-		f->fd = f->dfd = -1;
-		f->model = calloc(1, cfg.maxsize + in->page);
+		for (k = 0; k < NR_FDS; k++)
+			f->fds[k] = -1;
+		f->model = alloc_model();
 		if (!f->model)
 			return setup_error(in, "model", ENOMEM);
 		if (unlink(f->path) && errno != ENOENT)
 			return setup_error(in, f->path, errno);
 	}
-	err = open_files(in, O_CREAT | O_EXCL);
-	if (err)
-		return setup_error(in, "create", err);
-	if (fstat(in->files[0].fd, &st))
+	k = open_files(in, O_CREAT | O_EXCL);
+	if (k >= 0 && (fd_flags[k] & O_DIRECT)) {
+		fail_errno(in, fd_names[k]);
+		return 1;
+	}
+	if (k >= 0)
+		return setup_error(in, fd_names[k], errno);
+	if (fstat(in->files[0].fds[FD_PLAIN], &st))
 		return setup_error(in, "fstat", errno);
 	in->block = cfg.block ? cfg.block : (size_t)st.st_blksize;
-	memset(&stx, 0, sizeof(stx));
-	if (!statx(in->files[0].fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
-	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align) {
-		in->dio_align_known = true;
-		in->dio_off_align = stx.stx_dio_offset_align;
-		in->dio_mem_align = stx.stx_dio_mem_align;
-	} else {
-		in->dio_off_align = cfg.dio_align ? cfg.dio_align :
-				    (size_t)st.st_blksize;
-		in->dio_mem_align = in->dio_off_align;
-	}
+	if (!dio_alignment(in, &st))
+		return 1;
 	in->buf_align = max_size(in->page, in->dio_mem_align);
-	err = open_log(in, in->dio_align_known);
-	if (!err)
-		err = open_direct(in);
+	err = open_log(in);
 	if (err)
 		return err;
-
-	err = io_uring_queue_init(4, &in->ring, 0);
-	in->ring_ok = err >= 0;
-	if (!in->ring_ok)
-		note(in, "io_uring_queue_init: %s: uread disabled",
-		     strerror(-err));
 
 	in->iobuf_len = round_up(cfg.maxlen, in->buf_align) +
 			2 * in->buf_align;
 	in->iov_region = round_up(cfg.maxlen + 2 * in->page, in->page);
 	in->iobuf = alloc_buffer(in->buf_align, in->iobuf_len);
-	in->filebuf = alloc_buffer(in->page, cfg.maxsize + in->page);
+	in->filebuf = alloc_buffer(in->page, CHECK_CHUNK);
 	in->iovbuf = alloc_buffer(in->page, MAX_SEGS * in->iov_region);
-	if (!in->iobuf || !in->filebuf || !in->iovbuf)
+	in->fiemap = calloc(1, sizeof(*in->fiemap) +
+			    FIEMAP_MAX * sizeof(struct fiemap_extent));
+	if (!in->iobuf || !in->filebuf || !in->iovbuf || !in->fiemap)
 		return setup_error(in, "buffers", ENOMEM);
 
-	memcpy(in->weights, cfg.weights, sizeof(in->weights));
-	if (!in->dio_ok)
-		in->weights[OP_DREAD] = in->weights[OP_DWRITE] = 0;
-	if (!in->dio_ok || !in->dio_align_known ||
-	    (in->dio_off_align == 1 && in->dio_mem_align == 1))
-		in->weights[OP_BADIO] = 0;
-	if (!in->ring_ok)
-		in->weights[OP_UREAD] = 0;
-	if (!cfg.remount_cmd || cfg.ninstances > 1)
-		in->weights[OP_REMOUNT] = 0;
+	set_weights(in);
+	err = setup_async(in);
+	if (err)
+		return err;
 	if (cfg.verbose) {
-		char text[LINE_LEN];
+		char caps[LINE_LEN];
 
+		format_caps(&in->caps, caps, sizeof(caps));
 		for (i = 0, len = 0; i < NR_WEIGHTED; i++)
 			len += snprintf(text + len, sizeof(text) - len,
 					" %s=%u", op_names[i], in->weights[i]);
-		printf("fsmodel[%d]: page %zu, block %zu, O_DIRECT %s%zu/%zu "
-		       "(%s)\nfsmodel[%d]: weights:%s\n", in->id, in->page,
-		       in->block, in->dio_ok ? "" : "off, ", in->dio_off_align,
+		printf("fsmodel[%d]: page %zu, block %zu, O_DIRECT %zu/%zu "
+		       "(%s)\nfsmodel[%d]: caps: %s\nfsmodel[%d]: weights:%s\n",
+		       in->id, in->page, in->block, in->dio_off_align,
 		       in->dio_mem_align, in->dio_align_known ? "statx" :
-		       "fallback", in->id, text);
+		       "fallback", in->id, caps, in->id, text);
 	}
 	return 0;
 }
@@ -1725,41 +2612,64 @@ static int setup_instance(struct instance *in)
 static void teardown_instance(struct instance *in)
 {
 	close_files(in);
-	if (in->ring_ok)
+	if (in->ring_up)
 		io_uring_queue_exit(&in->ring);
+	if (in->aio_up)
+		io_destroy(in->aio);
 	if (in->log)
 		fclose(in->log);
-	free(in->files[0].model);
-	free(in->files[1].model);
+	if (in->files[0].model)
+		munmap(in->files[0].model, cfg.limit + page_size);
+	if (in->files[1].model)
+		munmap(in->files[1].model, cfg.limit + page_size);
 	free(in->iobuf);
 	free(in->filebuf);
 	free(in->iovbuf);
+	free(in->fiemap);
 	free(in);
+}
+
+/* "KIND=N ..." for the kinds that ran, falloc with its modes: the total. */
+static long format_counts(const struct outcome *o, char *s, size_t n)
+{
+	size_t used = 0;
+	long total = 0;
+	char sep;
+	int i, mode;
+
+	s[0] = 0;
+	for (i = 0; i < NR_OPS && used < n; i++) {
+		if (!o->counts[i])
+			continue;
+		total += o->counts[i];
+		used += snprintf(s + used, n - used, "%s%s=%ld",
+				 used ? " " : "", op_names[i], o->counts[i]);
+		if (i != OP_FALLOC)
+			continue;
+		sep = '(';
+		for (mode = 0; mode < NR_FALLOC && used < n; mode++) {
+			if (!o->falloc_counts[mode])
+				continue;
+			used += snprintf(s + used, n - used, "%c%s=%ld", sep,
+					 falloc_modes[mode].name,
+					 o->falloc_counts[mode]);
+			sep = ',';
+		}
+		if (sep == ',' && used < n)
+			used += snprintf(s + used, n - used, ")");
+	}
+	return total;
 }
 
 static void print_summary(struct instance *in, bool ok, double secs)
 {
-	char counts[1024] = "", unsupported[LINE_LEN] = "";
-	size_t len = 0, ulen = 0;
-	int i;
+	char counts[2048];
 
-	for (i = 0; i < NR_OPS; i++)
-		if (in->counts[i])
-			len += snprintf(counts + len, sizeof(counts) - len,
-					"%s%s=%ld", len ? " " : "",
-					op_names[i], in->counts[i]);
-	for (i = 0; i < NR_FALLOC; i++)
-		if (in->falloc_unsupported[i])
-			ulen += snprintf(unsupported + ulen,
-					 sizeof(unsupported) - ulen, " %s",
-					 falloc_modes[i].name);
-	snprintf(unsupported + ulen, sizeof(unsupported) - ulen, "%s%s%s",
-		 in->dio_ok ? "" : " O_DIRECT", in->ring_ok ? "" : " io_uring",
-		 in->copy_unsupported ? " copy_file_range" : "");
-	printf("fsmodel[%d]: %ld ops, %.2f s, %.0f ops/s; %s; unsupported:%s; "
-	       "%s\n", in->id, in->seq, secs, secs > 0 ? in->seq / secs : 0,
-	       counts, unsupported[0] ? unsupported : " none",
-	       ok ? "OK" : "FAIL");
+	format_counts(in->out, counts, sizeof(counts));
+	printf("fsmodel[%d]: %ld ops, %.2f s, %.0f ops/s; %s; RWF_NOWAIT "
+	       "retries %ld; %s\n", in->id, in->seq, secs,
+	       secs > 0 ? in->seq / secs : 0, counts,
+	       in->out->nowait_retries, ok ? "OK" : "FAIL");
 	fflush(stdout);
 }
 
@@ -1771,7 +2681,8 @@ static void die_on_signal(int sig)
 	 * Not async-signal-safe, but the process dies here anyway and the
 	 * report (which op, what led to it) is what makes the death useful.
 	 */
-	fail(running, "killed by signal %d (%s)", sig, strsignal(sig));
+	fail_code(running, FAIL_SIGNAL, sig, "killed by signal %d (%s)", sig,
+		  strsignal(sig));
 	_exit(1);
 }
 
@@ -1792,6 +2703,8 @@ static int run_instance(int id, const struct script *script, int up,
 	in->script = script;
 	in->barrier_up = up;
 	in->barrier_down = down;
+	in->out = &outcomes[id];
+	memset(in->out, 0, sizeof(*in->out));
 	status = setup_instance(in);
 	if (status) {
 		teardown_instance(in);
@@ -1906,12 +2819,16 @@ static bool header_value(const char *header, const char *key, uint64_t *v)
 	return true;
 }
 
-/* Read a log; the sizes in its first line replace -l and -L. */
+/*
+ * Read a log; the sizes and the capabilities in its first line replace
+ * -l, -X, -L and -F.
+ */
 static int load_script(const char *path, struct script *s)
 {
 	FILE *fp = fopen(path, "r");
 	size_t cap = 0, alloc = 0, lineno = 0;
-	uint64_t maxsize, maxlen;
+	uint64_t maxsize, maxlen, farsize = 0;
+	const char *caps;
 	char *line = NULL;
 	ssize_t n;
 
@@ -1948,23 +2865,54 @@ static int load_script(const char *path, struct script *s)
 	}
 	free(line);
 	fclose(fp);
+	caps = strstr(s->header, " caps:");
+	header_value(s->header, " farsize=", &farsize);
 	if (n >= 0 || !s->header[0] || !header_value(s->header, " seed=",
 						     &s->seed) ||
 	    !header_value(s->header, " maxsize=", &maxsize) ||
 	    !header_value(s->header, " maxlen=", &maxlen) ||
-	    maxsize < 4096 || !maxlen || maxlen > maxsize) {
+	    maxsize < 4096 || !maxlen || maxlen > maxsize ||
+	    farsize > 1ULL << 40 || !caps ||
+	    !parse_caps(caps + strlen(" caps:"), &cfg.caps)) {
 		fprintf(stderr, "fsmodel: %s: not a usable fsmodel log\n",
 			path);
 		return 2;
 	}
 	cfg.maxsize = maxsize;
+	cfg.farsize = farsize;
+	cfg.limit = max_size(maxsize, farsize);
 	cfg.maxlen = maxlen;
 	return 0;
 }
 
-/* Replay @s in a child, silenced: does it fail (or die)? */
-static bool replay_fails(const struct script *s)
+/* Whether @got is the same failure as @want, as the shrinker counts it. */
+static bool same_failure(const struct failure *got,
+			 const struct failure *want)
 {
+	if (got->class != want->class)
+		return false;
+	if (got->class == FAIL_ERROR)
+		return got->kind == want->kind && got->err == want->err;
+	return got->class != FAIL_SIGNAL || got->err == want->err;
+}
+
+static void describe_failure(const struct failure *f, char *s, size_t n)
+{
+	snprintf(s, n, "%s in %s", failure_names[f->class],
+		 op_names[f->kind]);
+	if (f->class == FAIL_ERROR || f->class == FAIL_SIGNAL)
+		snprintf(s + strlen(s), n - strlen(s), " (%s)",
+			 f->class == FAIL_ERROR ? strerror(f->err) :
+			 strsignal(f->err));
+}
+
+/*
+ * Replay @s in a child, silenced: does it fail (or die), and, with @want,
+ * fail that way?  The child's failure is in outcomes[0].
+ */
+static bool replay_fails(const struct script *s, const struct failure *want)
+{
+	struct failure *got = &outcomes[0].failure;
 	int status, null;
 	pid_t pid;
 
@@ -1983,30 +2931,40 @@ static bool replay_fails(const struct script *s)
 	}
 	if (RETRY_EINTR(waitpid(pid, &status, 0)) < 0)
 		return false;
-	return WIFSIGNALED(status) ||
-	       (WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	if (WIFSIGNALED(status) && got->class == FAIL_NONE) {
+		got->class = FAIL_SIGNAL;
+		got->err = WTERMSIG(status);
+	}
+	if (!WIFSIGNALED(status) &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 1))
+		return false;
+	return !want || same_failure(got, want);
 }
 
 /*
  * Delta debugging: take out chunks of half the ops, then a quarter, ...
  * down to single ops (repeated until none can go), keeping each removal
- * after which the replay still fails.
+ * after which the replay still fails the way the whole log does.
  */
 static int shrink_log(void)
 {
 	struct script s, trial;
 	size_t chunk, start, cut, replays = 1, i;
 	char line[LINE_LEN];
+	struct failure want;
 	bool removed;
 	FILE *out;
 
 	if (load_script(cfg.shrink_path, &s))
 		return 2;
-	if (!replay_fails(&s)) {
+	if (!replay_fails(&s, NULL)) {
 		fprintf(stderr, "fsmodel: %s does not fail on replay\n",
 			cfg.shrink_path);
 		return 2;
 	}
+	want = outcomes[0].failure;
+	describe_failure(&want, line, sizeof(line));
+	fprintf(stderr, "fsmodel: shrink: the log fails with %s\n", line);
 	trial = s;
 	trial.ops = malloc((s.len + 1) * sizeof(*s.ops));
 	if (!trial.ops)
@@ -2020,7 +2978,7 @@ static int shrink_log(void)
 			       (s.len - start - cut) * sizeof(*s.ops));
 			trial.len = s.len - cut;
 			replays++;
-			if (!replay_fails(&trial)) {
+			if (!replay_fails(&trial, &want)) {
 				start += cut;
 				continue;
 			}
@@ -2051,8 +3009,140 @@ static int shrink_log(void)
 		perror(cfg.log_path);
 		return 2;
 	}
-	printf("fsmodel: %zu ops still fail: %s\n", s.len, cfg.log_path);
+	describe_failure(&want, line, sizeof(line));
+	printf("fsmodel: %zu ops still fail with %s: %s\n", s.len, line,
+	       cfg.log_path);
 	return 0;
+}
+
+/* One RWF_NOWAIT transfer of @len at 0: does the kernel take the flag? */
+static bool probe_nowait(int fd, unsigned char *buf, size_t len, bool write)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	ssize_t ret = write ? pwritev2(fd, &iov, 1, 0, RWF_NOWAIT) :
+			      preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+
+	return ret >= 0 || errno == EAGAIN;
+}
+
+/*
+ * A file of 100 bytes, 100 more stored past EOF through a mapping, then the
+ * file taken to 400 bytes by a write of its last 100, or a truncate: do
+ * the stored bytes read back as zeros?
+ */
+static bool probe_eofzero(int fd, unsigned char *buf, bool write)
+{
+	unsigned char back[300];
+	unsigned char *map;
+
+	if (ftruncate(fd, 0) || pwrite(fd, buf, 100, 0) != 100)
+		return false;
+	map = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   0);
+	if (map == MAP_FAILED)
+		return false;
+	memset(map + 100, 0x5a, 100);
+	munmap(map, page_size);
+	if (write ? pwrite(fd, buf, 100, 300) != 100 : ftruncate(fd, 400))
+		return false;
+	if (pread(fd, back, sizeof(back), 100) != sizeof(back))
+		return false;
+	return !back[0] && !memcmp(back, back + 1, 199);
+}
+
+/*
+ * -P: try each capability on two scratch files in DIR and print what
+ * works, in -F's form; with -F, also compare (exit 1 when they differ).
+ * Only ever a check of a declaration: the runs use what is declared.
+ */
+static int probe(void)
+{
+	char a[PATH_MAX], b[PATH_MAX], found[LINE_LEN], declared[LINE_LEN];
+	struct caps caps = { 0 };
+	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET };
+	struct statx stx;
+	unsigned char *buf;
+	loff_t in_off = 0, out_off = 0;
+	struct stat st;
+	size_t bs;
+	int fa, fb, fd, mode;
+
+	snprintf(a, sizeof(a), "%s/fsm.probe.a", cfg.dir);
+	snprintf(b, sizeof(b), "%s/fsm.probe.b", cfg.dir);
+	fa = open(a, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	fb = open(b, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fa < 0 || fb < 0 || fstat(fa, &st)) {
+		perror("fsmodel: probe");
+		return 2;
+	}
+	bs = st.st_blksize;
+	buf = alloc_buffer(page_size, 4 * bs);
+	if (!buf)
+		return 2;
+	memset(buf, 0x5a, 4 * bs);
+	if (pwrite(fa, buf, 4 * bs, 0) != (ssize_t)(4 * bs) || fsync(fa)) {
+		perror("fsmodel: probe: write");
+		return 2;
+	}
+	fd = open(a, O_RDWR | O_DIRECT);
+	if (fd >= 0 && pread(fd, buf, bs, 0) == (ssize_t)bs) {
+		caps.has |= 1u << CAP_DIO;
+		memset(&stx, 0, sizeof(stx));
+		if (!statx(fa, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
+		    (stx.stx_mask & STATX_DIOALIGN) &&
+		    stx.stx_dio_offset_align)
+			caps.has |= 1u << CAP_DIOALIGN;
+		if (probe_nowait(fd, buf, bs, false))
+			caps.nowait |= 1u << NW_DREAD;
+		if (probe_nowait(fd, buf, bs, true))
+			caps.nowait |= 1u << NW_DWRITE;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (probe_nowait(fa, buf, bs, false))
+		caps.nowait |= 1u << NW_READ;
+	if (probe_nowait(fa, buf, bs, true))
+		caps.nowait |= 1u << NW_WRITE;
+	if (caps.nowait)
+		caps.has |= 1u << CAP_NOWAIT;
+	if (copy_file_range(fa, &in_off, fb, &out_off, bs, 0) > 0)
+		caps.has |= 1u << CAP_COPY;
+	if (lseek(fa, 0, SEEK_DATA) == 0 &&
+	    lseek(fa, 0, SEEK_HOLE) == (off_t)(4 * bs))
+		caps.has |= 1u << CAP_SEEK;
+	if (!ioctl(fa, FS_IOC_FIEMAP, &fm))
+		caps.has |= 1u << CAP_FIEMAP;
+	if (probe_eofzero(fa, buf, true) && probe_eofzero(fa, buf, false))
+		caps.has |= 1u << CAP_EOFZERO;
+	/* Each mode on a block inside four written ones. */
+	for (mode = 0; mode < NR_FALLOC; mode++) {
+		if (ftruncate(fa, 0) ||
+		    pwrite(fa, buf, 4 * bs, 0) != (ssize_t)(4 * bs)) {
+			perror("fsmodel: probe: write");
+			return 2;
+		}
+		if (!fallocate(fa, falloc_modes[mode].mode, bs, bs))
+			caps.falloc |= 1u << mode;
+		else if (errno != EOPNOTSUPP)
+			fprintf(stderr, "fsmodel: probe: fallocate %s: %s\n",
+				falloc_modes[mode].name, strerror(errno));
+	}
+	if (caps.falloc)
+		caps.has |= 1u << CAP_FALLOC;
+	close(fa);
+	close(fb);
+	unlink(a);
+	unlink(b);
+	free(buf);
+	format_caps(&caps, found, sizeof(found));
+	if (!cfg.caps_given) {
+		printf("%s\n", found);
+		return 0;
+	}
+	format_caps(&cfg.caps, declared, sizeof(declared));
+	printf("fsmodel: probe: declared: %s\nfsmodel: probe: found:    %s\n",
+	       declared, found);
+	return strcmp(declared, found) ? 1 : 0;
 }
 
 static void usage(const char *why)
@@ -2060,11 +3150,17 @@ static void usage(const char *why)
 	if (why)
 		fprintf(stderr, "fsmodel: %s\n", why);
 	fprintf(stderr,
-		"usage: fsmodel [-n N] [-s SEED] [-N OPS] [-l BYTES] [-L BYTES]"
-		" [-B BYTES] [-A BYTES]\n"
-		"               [-w OP=W,...] [-c EVERY] [-R CMD] [-r EVERY] "
-		"[-D] [-o LOG]\n"
-		"               [-p LOG | -S LOG] [-C OPNUM] [-v] [-q] DIR\n");
+		"usage: fsmodel -F CAPS [-n N] [-s SEED] [-N OPS] [-l BYTES] "
+		"[-X BYTES]\n"
+		"               [-L BYTES] [-B BYTES] [-A BYTES] [-w OP=W,...] "
+		"[-c EVERY]\n"
+		"               [-R CMD] [-r EVERY] [-D] [-o LOG] [-C OPNUM] "
+		"[-v] [-q] DIR\n"
+		"       fsmodel [-R CMD] [-D] [-o LOG | -o OUT] (-p LOG | -S LOG)"
+		" DIR\n"
+		"       fsmodel [-F CAPS] -P DIR\n"
+		"CAPS: dio dioalign copy falloc=MODE,... nowait=KIND,... seek "
+		"fiemap eofzero\n");
 	exit(2);
 }
 
@@ -2123,9 +3219,18 @@ static void parse_options(int argc, char **argv)
 	int opt, kind;
 
 	memcpy(cfg.weights, default_weights, sizeof(cfg.weights));
-	while ((opt = getopt(argc, argv, "n:s:N:l:L:B:A:w:c:R:r:Do:p:S:C:vq"))
-	       != -1) {
+	while ((opt = getopt(argc, argv,
+			     "F:Pn:s:N:l:X:L:B:A:w:c:R:r:Do:p:S:C:vq")) != -1) {
 		switch (opt) {
+		case 'F':
+			if (!parse_caps(optarg, &cfg.caps))
+				usage("-F: unknown capability, or dioalign "
+				      "without dio");
+			cfg.caps_given = true;
+			break;
+		case 'P':
+			cfg.probe = true;
+			break;
 		case 'n':
 			cfg.ninstances = parse_number(optarg, 1, 1024);
 			break;
@@ -2137,6 +3242,9 @@ static void parse_options(int argc, char **argv)
 			break;
 		case 'l':
 			cfg.maxsize = parse_number(optarg, 4096, 1ULL << 30);
+			break;
+		case 'X':
+			cfg.farsize = parse_number(optarg, 0, 1ULL << 40);
 			break;
 		case 'L':
 			cfg.maxlen = parse_number(optarg, 1, 1ULL << 30);
@@ -2187,6 +3295,7 @@ static void parse_options(int argc, char **argv)
 	if (optind != argc - 1)
 		usage("one DIR, please");
 	cfg.dir = argv[optind];
+	cfg.limit = max_size(cfg.maxsize, cfg.farsize);
 	for (kind = 0; kind < NR_WEIGHTED; kind++)
 		total += cfg.weights[kind];
 	if (!total)
@@ -2202,16 +3311,34 @@ static void parse_options(int argc, char **argv)
 		usage("-p or -S, not both");
 	if ((cfg.replay_path || cfg.shrink_path) && cfg.ninstances > 1)
 		usage("a replay runs one instance");
+	if ((cfg.replay_path || cfg.shrink_path) && cfg.caps_given)
+		usage("a replay takes -F from the log");
+	if (!cfg.replay_path && !cfg.shrink_path && !cfg.probe &&
+	    !cfg.caps_given)
+		usage("-F CAPS: say what the filesystem can do");
 	if (cfg.shrink_path && !cfg.log_path)
 		usage("-S needs -o OUT");
 }
 
 int main(int argc, char **argv)
 {
+	struct outcome sum = { 0 };
 	struct script script;
-	int status;
+	char counts[2048];
+	long total;
+	int status, i, k;
 
+	page_size = sysconf(_SC_PAGESIZE);
 	parse_options(argc, argv);
+	if (cfg.probe)
+		return probe();
+	outcomes = mmap(NULL, cfg.ninstances * sizeof(*outcomes),
+			PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (outcomes == MAP_FAILED) {
+		perror("fsmodel: mmap");
+		return 2;
+	}
 	if (cfg.shrink_path)
 		return shrink_log();
 	if (cfg.replay_path) {
@@ -2223,8 +3350,16 @@ int main(int argc, char **argv)
 	} else {
 		status = run_parallel();
 	}
-	printf("fsmodel: %s: ", status == 0 ? "OK" : status == 1 ? "FAIL" :
-	       "ERROR");
+	for (i = 0; i < cfg.ninstances; i++) {
+		for (k = 0; k < NR_OPS; k++)
+			sum.counts[k] += outcomes[i].counts[k];
+		for (k = 0; k < NR_FALLOC; k++)
+			sum.falloc_counts[k] += outcomes[i].falloc_counts[k];
+	}
+	total = format_counts(&sum, counts, sizeof(counts));
+	printf("fsmodel: %s %ld ops%s%s; ", status == 0 ? "OK" :
+	       status == 1 ? "FAIL" : "ERROR", total, total ? ": " : "",
+	       counts);
 	if (cfg.replay_path)
 		printf("replay of %s\n", cfg.replay_path);
 	else

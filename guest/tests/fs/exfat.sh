@@ -19,6 +19,11 @@ FS_TOOLS="mkfs.exfat fsck.exfat dmsetup"
 FS_PACKAGES=exfatprogs
 FS_ENTRY_POINTS="fs/exfat/file.o:exfat_file_read_iter=mm/filemap.o:generic_file_read_iter
 	fs/exfat/file.o:exfat_file_write_iter"
+# No fallocate, RWF_NOWAIT, STATX_DIOALIGN or FIEMAP. With the series
+# SEEK_HOLE finds the unwritten clusters past valid_size. Every cluster up
+# to i_size is allocated: four model files of 4 MiB fit the volume.
+FS_MODEL_CAPS="dio copy seek eofzero"
+FS_MODEL_SIZE=4m
 FS_DEV=/dev/mapper/exfat
 EXFAT_SECTORS=131072
 EXFAT_STALE=0x5e5e

@@ -12,6 +12,11 @@ FS_TOOLS="mkfs.ext4 e2fsck"
 FS_PACKAGES=e2fsprogs
 FS_ENTRY_POINTS="fs/ext2/file.o:ext2_file_read_iter
 	fs/ext2/file.o:ext2_file_write_iter"
+# No fallocate, no RWF_NOWAIT, no STATX_DIOALIGN; SEEK_HOLE finds no holes.
+# No eofzero: bytes stored through a mapping past EOF stay in the page and
+# show once a write takes the file past them (its buffered writes, which
+# the series leaves alone, do not zero the EOF block's tail).
+FS_MODEL_CAPS="dio copy seek fiemap"
 
 fs_label() {
 	echo ext2

@@ -10,6 +10,11 @@ FS_ENTRY_POINTS="fs/ext4/file.o:ext4_file_read_iter
 	fs/ext4/file.o:ext4_dio_read_iter
 	fs/ext4/file.o:ext4_file_write_iter
 	fs/ext4/file.o:ext4_dio_write_iter"
+# Buffered RWF_NOWAIT writes are refused (EOPNOTSUPP), reads and O_DIRECT
+# writes are not.
+FS_MODEL_CAPS="dio dioalign copy seek fiemap eofzero
+	falloc=alloc,keep,punch,zero,zero-keep,collapse,insert
+	nowait=read,dread,dwrite"
 
 fs_label() {
 	echo ext4

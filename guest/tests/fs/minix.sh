@@ -12,6 +12,12 @@ FS_TOOLS="mkfs.minix fsck.minix"
 FS_PACKAGES=util-linux
 FS_ENTRY_POINTS="fs/minix/file.o:minix_file_read_iter=mm/filemap.o:generic_file_read_iter
 	fs/minix/file.o:minix_file_write_iter=mm/filemap.o:generic_file_write_iter"
+# No fallocate, RWF_NOWAIT, STATX_DIOALIGN or FIEMAP, no copy_file_range
+# (no splice_write); SEEK_HOLE finds no holes. No eofzero: bytes stored
+# through a mapping past EOF show once a write takes the file past them.
+# Stock 6.12's minix has no direct I/O either: the series adds it.
+FS_MODEL_CAPS="dio seek"
+FS_MODEL_CAPS_STOCK=seek
 
 fs_label() {
 	echo "minix v$1"

@@ -11,6 +11,9 @@ FS_ENTRY_POINTS="fs/xfs/xfs_file.o:xfs_file_read_iter
 	fs/xfs/xfs_file.o:xfs_file_write_iter
 	fs/xfs/xfs_file.o:xfs_file_dio_write_aligned
 	fs/xfs/xfs_file.o:xfs_file_dio_write_unaligned"
+FS_MODEL_CAPS="dio dioalign copy seek fiemap eofzero
+	falloc=alloc,keep,punch,zero,zero-keep,collapse,insert
+	nowait=read,write,dread,dwrite"
 
 fs_label() {
 	echo xfs
