@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fscrash: does what fsync, fdatasync, O_DSYNC and RWF_DSYNC made durable
- * survive a power cut?  "run" drives a seeded random workload on a few
- * files and records every operation that completed, in order, in a state
- * file kept off the filesystem under test; the test cuts the power (makes
- * the device drop every write) at a point the workload chooses; "check",
- * after the filesystem is repaired and mounted again, replays the state
- * file into a model of what each file may hold and compares every byte
- * and each file's size with it.
+ * survive a power cut?  "run" drives a seeded random workload (or a
+ * script) on a few files and records every operation that completed, in
+ * order, in a state file kept off the filesystem under test; at a point
+ * the workload chooses, a command cuts the power (makes the device drop
+ * every write); "check", after the filesystem is repaired and mounted
+ * again, replays the state file into a model of what each file may hold
+ * and compares every byte and each file's size with it.
  *
- *   fscrash run [-d] [-n] [-f] [-L] [-s SEED] [-N OPS] [-F FILES]
- *               [-l BYTES] [-m BYTES] [-P K -x CMD] -o STATE DIR
+ *   fscrash run [-d] [-n] [-u] [-H] [-T] [-f] [-L] [-s SEED] [-N OPS]
+ *               [-F FILES] [-l BYTES] [-m BYTES] [-p SCRIPT]
+ *               [-P K -x CMD] -o STATE DIR
  *   fscrash check [-C] [-v] -S STATE DIR
  *
  * run:
@@ -19,15 +20,23 @@
  *   -F FILES  files DIR/f0... (default 4, at most 15)
  *   -l BYTES  largest file size (default 128k; rounded down to 4k)
  *   -m BYTES  longest write (default 32k)
+ *   -p SCRIPT the workload's ops from SCRIPT instead, one a line as the
+ *             state file has them without their number ('#': a comment)
  *   -d        O_DIRECT writes too, aligned as statx STATX_DIOALIGN says
  *             (else to st_blksize); the caller says whether the filesystem
  *             has O_DIRECT, so that a filesystem that loses it fails
  *   -n        the filesystem makes a new file's name durable with the
  *             file's fsync: one more file is created after the setup's
  *             sync, and only fsynced; check then requires it
+ *   -u        the filesystem has no journal and no order between data and
+ *             metadata writes (see below); recorded for check
+ *   -H        it has no holes: growing a file allocates (with -u)
+ *   -T        fsync a file right after a truncate down or a punch, so that
+ *             no other file can be given and write the freed blocks
+ *             before the file lets go of them on disk
  *   -P K      the cut: after workload op K, record "cut" and run CMD (-x),
  *             which makes the device drop every write; the workload goes
- *             on to OPS ops, none of them recorded: all of it is lost
+ *             on to OPS ops, all of them lost
  *   -x CMD    the command that cuts the power, run through system()
  *   -f        at the cut, fsync every file first: the whole state is then
  *             durable and must come back exactly
@@ -60,8 +69,9 @@
  *
  * The model, per file: the live bytes (the tag of each), and for each byte
  * the durable tag, the op that made it durable and whether a truncate,
- * punch or zero range has zeroed it since; the bounds of the size after a
- * crash; whether its name is durable.  What each call guarantees:
+ * punch or zero range has zeroed it since or the file grew over it; the
+ * bounds of the size after a crash; whether its name is durable.  What
+ * each call guarantees:
  *   - fsync and fdatasync: every byte of the file and its size; fsync with
  *     -n also its name (the setup's sync: every file, with its name);
  *   - an O_DSYNC or RWF_DSYNC write: its own bytes, and a size of at least
@@ -75,24 +85,33 @@
  *     durable size), or the value of a write at that offset made after the
  *     byte was last made durable, or zero if a truncate, punch or zero
  *     range covered it since; a byte nothing touched since it was made
- *     durable must hold exactly its durable value.
+ *     durable must hold exactly its durable value;
+ *   - with -u, a byte may also hold anything (stale data, another file's)
+ *     where a block may have been linked to the file since without its
+ *     data: its durable value is zero (a hole or past the size) and a
+ *     write since covered its block (st_blksize, at least a page), or with
+ *     -H the file grew over it; or a truncate or punch freed it since;
+ *   - nothing written after the cut is on disk.
  * Every violation is reported with the file, the offsets, the value
  * expected and the op that made it durable, the value found and what it
- * looks like (zeros, another op's data, or no op's data: stale).
+ * looks like (zeros, another op's data for these offsets or others, or no
+ * op's data: stale), then the ops on that file since.
  *
  * The state file: a header line
- *   fscrash 1 seed=S files=N maxsize=M names=0|1 lie=0|1 dio=A
- * then one line per op, written with one write(2) once the op has
- * returned, so whatever the moment of a cut, it holds exactly the ops that
- * completed before it:
+ *   fscrash 1 seed=S files=N maxsize=M names=0|1 lie=0|1 unordered=0|1
+ *   noholes=0|1 block=B dio=A
+ * (one line), then one line per op, written with one write(2) once the op
+ * has returned, so that at any moment it holds exactly the ops that have
+ * completed:
  *   NUM create fI             NUM write fI OFF LEN KIND
  *   NUM truncate fI SIZE      NUM fsync fI         NUM fdatasync fI
  *   NUM punch fI OFF LEN      NUM zero fI OFF LEN
  *   NUM extend fI OFF LEN     NUM sync             NUM cut
  * fI is file DIR/fI; KIND is buffered, vector, odsync, rwf-dsync, direct,
- * direct-odsync or direct-rwf-dsync.  A cut must come at a point the workload knows of:
- * with drop_writes a flush after the cut succeeds without writing
- * anything, so ops recorded after it would claim what is not on disk.
+ * direct-odsync or direct-rwf-dsync.  The ops after the cut are recorded
+ * too, for check to find none of their data.  A cut must come at a point
+ * the workload knows of: with drop_writes a flush after the cut succeeds
+ * without writing anything, so the model must end at the cut.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -118,11 +137,15 @@
 #define DESC_LEN	(OP_LEN + 8)
 /* Violations reported in full per file; the rest are counted. */
 #define MAX_REPORTS	8
+/* The ops on a file with violations that are listed, the last ones. */
+#define MAX_HISTORY	40
 /*
  * Wrong bytes this close together are one run: a wrong byte matches the
  * expected one by chance once in 255.
  */
 #define RUN_GAP		64
+/* Bytes compared to find where misplaced data comes from. */
+#define MISPLACED_LEN	16
 /* A tag no op has: check -C expects it for the byte it corrupts. */
 #define CORRUPT_TAG	UINT32_MAX
 
@@ -135,7 +158,7 @@ static const struct {
 	const char *name;
 	bool direct;
 	bool dsync;		/* makes its own range durable */
-	bool rwf;		/* RWF_DSYNC rather than an O_DSYNC descriptor */
+	bool rwf;		/* RWF_DSYNC, not an O_DSYNC descriptor */
 } write_kinds[NR_WRITE_KINDS] = {
 	[W_BUFFERED] = { "buffered", false, false, false },
 	[W_VECTOR] = { "vector", false, false, false },
@@ -181,6 +204,10 @@ struct op {
 	enum write_kind wkind;
 };
 
+/* struct mfile's flags of a byte since it was last made durable */
+#define ZEROED	1	/* a truncate, punch or zero range covered it */
+#define GROWN	2	/* the file grew over it */
+
 struct mfile {
 	bool created;
 	bool named;		/* its name is durable */
@@ -190,7 +217,7 @@ struct mfile {
 	uint32_t *live;		/* tag of each byte, 0: zero */
 	uint32_t *dur;		/* tag of the durable byte */
 	uint32_t *since;	/* the op that last made the byte durable */
-	unsigned char *zeroed;	/* zeroed since then */
+	unsigned char *flags;	/* what happened to it since then */
 };
 
 struct model {
@@ -199,11 +226,16 @@ struct model {
 	uint64_t maxsize;
 	bool names;
 	bool lie;
+	bool unordered;		/* -u */
+	bool no_holes;		/* -H */
+	uint64_t block;		/* allocation unit for -u: st_blksize, a page */
 	uint64_t dio_align;
 	struct mfile f[MAX_FILES];
 	struct op *ops;		/* ops[i] is op i + 1 */
 	size_t nops, cap;
 	long cut;		/* the op recorded as the cut, or 0 */
+	struct op *after;	/* check: the writes after the cut */
+	size_t nafter;
 };
 
 static void die(const char *fmt, ...)
@@ -275,7 +307,7 @@ static void model_init(struct model *m)
 		f->live = zalloc(m->maxsize * sizeof(*f->live));
 		f->dur = zalloc(m->maxsize * sizeof(*f->dur));
 		f->since = zalloc(m->maxsize * sizeof(*f->since));
-		f->zeroed = zalloc(m->maxsize);
+		f->flags = zalloc(m->maxsize);
 	}
 }
 
@@ -288,7 +320,7 @@ static void make_durable(struct mfile *f, uint64_t maxsize, long num)
 	for (b = 0; b < maxsize; b++) {
 		f->dur[b] = f->live[b];
 		f->since[b] = num;
-		f->zeroed[b] = 0;
+		f->flags[b] = 0;
 	}
 	f->lo = f->hi = f->size;
 	f->size_op = num;
@@ -296,6 +328,10 @@ static void make_durable(struct mfile *f, uint64_t maxsize, long num)
 
 static void set_size(struct mfile *f, uint64_t size)
 {
+	uint64_t b;
+
+	for (b = f->size; b < size; b++)
+		f->flags[b] |= GROWN;
 	f->size = size;
 	f->lo = min_u64(f->lo, size);
 	f->hi = max_u64(f->hi, size);
@@ -308,7 +344,7 @@ static void zero_range(struct mfile *f, uint64_t from, uint64_t to)
 
 	for (b = from; b < to; b++) {
 		f->live[b] = 0;
-		f->zeroed[b] = 1;
+		f->flags[b] |= ZEROED;
 	}
 }
 
@@ -346,7 +382,7 @@ static bool model_apply(struct model *m, const struct op *op)
 			for (b = op->off; b < end; b++) {
 				f->dur[b] = op->num;
 				f->since[b] = op->num;
-				f->zeroed[b] = 0;
+				f->flags[b] = 0;
 			}
 			f->lo = max_u64(f->lo, end);
 		}
@@ -473,11 +509,13 @@ struct run {
 	long cut_after;		/* -P, 0: no cut */
 	bool direct;
 	bool sync_all_at_cut;
+	bool sync_frees;	/* -T */
+	FILE *script;		/* -p */
 	int nsetup;		/* files made by the setup (without -n's) */
 	uint64_t maxlen;
 	uint64_t rng;
 	unsigned int weights[NR_CHOICES];
-	int state_fd;		/* -1 after the cut */
+	int state_fd;
 	int dirfd;
 	/* per file: plain, O_DSYNC, O_DIRECT, O_DIRECT | O_DSYNC */
 	int fd[MAX_FILES][4];
@@ -503,7 +541,7 @@ static uint64_t rnd(struct run *r, uint64_t n)
 	return n ? next_random(r) % n : 0;
 }
 
-/* Record a completed op in the model and, before the cut, in the state. */
+/* Record a completed op in the model and the state. */
 static void record(struct run *r, const struct op *op)
 {
 	char line[LINE_LEN];
@@ -511,8 +549,6 @@ static void record(struct run *r, const struct op *op)
 
 	if (!model_apply(&r->m, op))
 		die("op %ld makes no sense to the model", op->num);
-	if (r->state_fd < 0)
-		return;
 	format_op(op, line, sizeof(line) - 1);
 	len = strlen(line);
 	line[len++] = '\n';
@@ -687,6 +723,31 @@ static uint64_t pick_off(struct run *r, uint64_t size)
 	}
 }
 
+/*
+ * -p: the next op of the script, as the state file has it without its
+ * number; false at its end.
+ */
+static bool next_scripted(struct run *r, struct op *op)
+{
+	char line[LINE_LEN], numbered[LINE_LEN + 4];
+
+	do {
+		if (!fgets(line, sizeof(line), r->script))
+			return false;
+	} while (line[0] == '#' || line[0] == '\n');
+	snprintf(numbered, sizeof(numbered), "0 %s", line);
+	if (!parse_op(numbered, op) || op->kind == OP_CREATE ||
+	    op->kind == OP_SYNC || op->kind == OP_CUT ||
+	    op->file < 0 || op->file >= r->m.nfiles ||
+	    !r->m.f[op->file].created || op->off > r->m.maxsize ||
+	    op->len > r->m.maxsize - op->off ||
+	    (op->kind == OP_WRITE && (!op->len ||
+	     (write_kinds[op->wkind].direct &&
+	      (!r->direct || (op->off | op->len) % r->m.dio_align)))))
+		die("the script has an op this run cannot make: %s", line);
+	return true;
+}
+
 /* Draw the next op; false when the drawn one cannot be made now. */
 static bool draw(struct run *r, struct op *op)
 {
@@ -757,6 +818,7 @@ static void setup_direct(struct run *r)
 	if (fstat(fd, &st))
 		die("fstat: %s", strerror(errno));
 	r->m.dio_align = st.st_blksize;
+	r->m.block = max_u64(st.st_blksize, 4096);
 	r->dio_mem_align = 4096;
 	memset(&stx, 0, sizeof(stx));
 	if (!statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
@@ -776,9 +838,11 @@ static void write_header(struct run *r)
 	int len;
 
 	len = snprintf(line, sizeof(line), "fscrash 1 seed=%" PRIu64
-		       " files=%d maxsize=%" PRIu64 " names=%d lie=%d dio=%"
-		       PRIu64 "\n", r->m.seed, r->m.nfiles, r->m.maxsize,
-		       r->m.names, r->m.lie, r->direct ? r->m.dio_align : 0);
+		       " files=%d maxsize=%" PRIu64 " names=%d lie=%d "
+		       "unordered=%d noholes=%d block=%" PRIu64 " dio=%" PRIu64
+		       "\n", r->m.seed, r->m.nfiles, r->m.maxsize, r->m.names,
+		       r->m.lie, r->m.unordered, r->m.no_holes, r->m.block,
+		       r->direct ? r->m.dio_align : 0);
 	if (write(r->state_fd, line, len) != len)
 		die("%s: %s", r->state_path, strerror(errno));
 }
@@ -837,8 +901,6 @@ static void cut(struct run *r)
 	for (i = 0; r->sync_all_at_cut && i < r->m.nfiles; i++)
 		fixed_op(r, OP_FSYNC, i, 0, r->m.lie);
 	fixed_op(r, OP_CUT, 0, 0, false);
-	close(r->state_fd);
-	r->state_fd = -1;
 	status = system(r->cut_cmd);
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status))
 		die("the cut command failed (status %d): %s", status,
@@ -855,6 +917,7 @@ struct checker {
 	unsigned char *disk;	/* the file as read back */
 	unsigned char *bad;
 	long violations;
+	uint64_t stale;		/* bytes allow_stale() let pass */
 };
 
 /* "op N VERB ...", as the state file has op @num, or "no op" for 0. */
@@ -868,6 +931,41 @@ static void describe(const struct model *m, long num, char *s, size_t n)
 	}
 	format_op(&m->ops[num - 1], line, sizeof(line));
 	snprintf(s, n, "op %s", line);
+}
+
+/*
+ * Where the first MISPLACED_LEN bytes found from @from, none of them data
+ * a write put at these offsets, come from: the data of a write for another
+ * offset (a multiple of 512 away), or nothing this run wrote: stale.
+ */
+static void misplaced(const struct checker *c, uint64_t from, uint64_t to,
+		      char *s, size_t n)
+{
+	const struct model *m = &c->m;
+	uint64_t src, b, len = min_u64(to - from, MISPLACED_LEN);
+	char d[DESC_LEN];
+	size_t k;
+
+	for (k = 0; len == MISPLACED_LEN && k < m->nops; k++) {
+		const struct op *op = &m->ops[k];
+
+		if (op->kind != OP_WRITE || op->len < len)
+			continue;
+		src = op->off + (from % 512 + 512 - op->off % 512) % 512;
+		for (; src + len <= op->off + op->len; src += 512) {
+			for (b = 0; b < len && c->disk[from + b] ==
+			     byte_of(m->seed, op->num, src + b); b++)
+				;
+			if (b < len)
+				continue;
+			describe(m, op->num, d, sizeof(d));
+			snprintf(s, n, "%s's data for offset %" PRIu64
+				 " (misplaced)", d, src);
+			return;
+		}
+	}
+	snprintf(s, n, "no write's data for these offsets or any other "
+		 "(stale)");
 }
 
 /*
@@ -904,15 +1002,14 @@ static void identify(const struct checker *c, int file, uint64_t from,
 		}
 	}
 	/* A byte matches a given op by chance once in 255. */
-	if (best >= 4 && best * 2 > to - from - zeros) {
+	if (best < 4 || best * 2 <= to - from - zeros) {
+		misplaced(c, from, to, s, n);
+	} else {
 		describe(m, m->ops[best_op].num, d, sizeof(d));
 		snprintf(s, n, "%" PRIu64 " bytes zero, %" PRIu64 " those %s "
 			 "wrote at these offsets%s", zeros, best, d,
 			 m->ops[best_op].file == file ? "" :
 			 " of another file");
-	} else {
-		snprintf(s, n, "%" PRIu64 " bytes zero, the others no write's "
-			 "data for these offsets (stale or misplaced)", zeros);
 	}
 }
 
@@ -961,10 +1058,126 @@ static void report_bytes(struct checker *c, int file, uint64_t from,
 	violation(c, file, "bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 " wrong):"
 		  " at %" PRIu64 " found 0x%02x, expected 0x%02x (%s, made "
 		  "durable by %s)%s%s%s%s; the bytes found: %s", from, to - 1,
-		  wrong, from, c->disk[from], byte_of(m->seed, f->dur[from], from),
-		  origin, made, f->zeroed[from] ? " or zero" : "",
+		  wrong, from, c->disk[from],
+		  byte_of(m->seed, f->dur[from], from),
+		  origin, made, f->flags[from] & ZEROED ? " or zero" : "",
 		  nlater ? " or the data of later ops" : "", later,
 		  nlater > 4 ? " ..." : "", found);
+}
+
+static bool on_file(const struct op *op, int file)
+{
+	return op->kind == OP_SYNC ||
+	       (op->kind != OP_CUT && op->file == file);
+}
+
+/*
+ * -u: a filesystem without a journal or an order between its writes (ext2,
+ * minix, exfat) may link a block to a file before its data is on disk: after
+ * a cut the block holds whatever it held, another file's data or stale
+ * bytes.  That may be so for a byte whose durable value is zero (a hole, or
+ * past the size) if a write since covered its block, and for a byte a
+ * truncate or punch freed since (its block may have gone to any file).
+ * With -H (no holes: exfat allocates every cluster up to the size, and
+ * those past valid_size read as zeros) a byte whose durable value is zero
+ * may also hold what its cluster held if the file grew over it since, or
+ * a write since lay beyond it: valid_size, which moves past it then, may
+ * reach the disk before the zeros written below it.  Clear those of the
+ * bad bytes of file @i, the first @n, and return how many.
+ */
+static uint64_t allow_stale(struct checker *c, int i, uint64_t n)
+{
+	const struct model *m = &c->m;
+	const struct mfile *f = &m->f[i];
+	uint64_t b, end, cleared = 0, *beyond = NULL;
+	size_t k;
+
+	if (m->no_holes) {
+		/* beyond[k]: 1 + the furthest write start from op k + 1 on */
+		beyond = zalloc((m->nops + 1) * sizeof(*beyond));
+		for (k = m->nops; k-- > 0; ) {
+			const struct op *op = &m->ops[k];
+
+			beyond[k] = beyond[k + 1];
+			if (op->kind == OP_WRITE && op->file == i)
+				beyond[k] = max_u64(beyond[k], op->off + 1);
+		}
+	}
+	for (k = 0; k < m->nops; k++) {
+		const struct op *op = &m->ops[k];
+
+		if (op->kind != OP_WRITE || op->file != i)
+			continue;
+		end = min_u64(round_up(op->off + op->len, m->block), n);
+		for (b = round_down(op->off, m->block); b < end; b++) {
+			if (c->bad[b] && !f->dur[b] && op->num > f->since[b]) {
+				c->bad[b] = 0;
+				cleared++;
+			}
+		}
+	}
+	for (b = 0; b < n; b++) {
+		if (c->bad[b] && ((f->flags[b] & ZEROED) ||
+				  (beyond && !f->dur[b] &&
+				   ((f->flags[b] & GROWN) ||
+				    beyond[f->since[b]] > b + 1)))) {
+			c->bad[b] = 0;
+			cleared++;
+		}
+	}
+	free(beyond);
+	c->stale += cleared;
+	return cleared;
+}
+
+/*
+ * Nothing written after the cut may be on disk: the device dropped it.  A
+ * run of MISPLACED_LEN bytes, in the first @n of file @i, that a write
+ * after the cut put there says the cut let writes through.
+ */
+static void check_lost(struct checker *c, int i, uint64_t n)
+{
+	const struct model *m = &c->m;
+	uint64_t b, end, run;
+	size_t k;
+
+	for (k = 0; k < m->nafter; k++) {
+		const struct op *op = &m->after[k];
+
+		if (op->file != i)
+			continue;
+		end = min_u64(op->off + op->len, n);
+		for (b = op->off, run = 0; b < end && run < MISPLACED_LEN; b++)
+			run = c->disk[b] == byte_of(m->seed, op->num, b) ?
+			      run + 1 : 0;
+		if (run == MISPLACED_LEN)
+			violation(c, i, "bytes from %" PRIu64 " hold the data "
+				  "of op %ld, made after the cut: the cut let "
+				  "writes through", b - run, op->num);
+	}
+}
+
+/* List the ops on file @file from op @from on, the last MAX_HISTORY. */
+static void print_history(const struct model *m, int file, long from)
+{
+	char line[OP_LEN];
+	size_t k, n = 0, skip;
+
+	for (k = from - 1; k < m->nops; k++)
+		n += on_file(&m->ops[k], file);
+	skip = n > MAX_HISTORY ? n - MAX_HISTORY : 0;
+	printf("fscrash: f%d: its ops from op %ld on%s:\n", file, from,
+	       skip ? ", the last of them" : "");
+	for (k = from - 1; k < m->nops; k++) {
+		if (!on_file(&m->ops[k], file))
+			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		format_op(&m->ops[k], line, sizeof(line));
+		printf("fscrash:   %s\n", line);
+	}
 }
 
 static void check_file(struct checker *c, int i)
@@ -972,6 +1185,7 @@ static void check_file(struct checker *c, int i)
 	const struct model *m = &c->m;
 	const struct mfile *f = &m->f[i];
 	uint64_t size, n, b, nbad = 0, runs = 0, from, last, wrong;
+	long before = c->violations, first = LONG_MAX;
 	char name[16], d[DESC_LEN];
 	struct stat st;
 	size_t k;
@@ -993,6 +1207,7 @@ static void check_file(struct checker *c, int i)
 		die("fstat f%d: %s", i, strerror(errno));
 	size = st.st_size;
 	if (size < f->lo || size > f->hi) {
+		first = f->size_op;
 		describe(m, f->size_op, d, sizeof(d));
 		violation(c, i, "size %" PRIu64 ", allowed %" PRIu64 "..%"
 			  PRIu64 " (the sizes it had since %s made it "
@@ -1013,7 +1228,7 @@ static void check_file(struct checker *c, int i)
 	/* First what the durable state or a zeroing explains... */
 	for (b = 0; b < n; b++) {
 		c->bad[b] = c->disk[b] != byte_of(m->seed, f->dur[b], b) &&
-			    (c->disk[b] || !f->zeroed[b]);
+			    (c->disk[b] || !(f->flags[b] & ZEROED));
 		nbad += c->bad[b];
 	}
 	/* ...then what a write after the byte's durable point does. */
@@ -1031,6 +1246,9 @@ static void check_file(struct checker *c, int i)
 			}
 		}
 	}
+	if (m->unordered && nbad)
+		nbad -= allow_stale(c, i, n);
+	check_lost(c, i, n);
 	for (b = 0; b < n; ) {
 		if (!c->bad[b]) {
 			b++;
@@ -1050,6 +1268,8 @@ static void check_file(struct checker *c, int i)
 			report_bytes(c, i, from, b, wrong);
 		else
 			c->violations++;
+		if (f->since[from] < first)
+			first = f->since[from];
 	}
 	if (runs > MAX_REPORTS)
 		printf("fscrash: f%d: %" PRIu64 " more runs of wrong bytes\n",
@@ -1058,36 +1278,60 @@ static void check_file(struct checker *c, int i)
 		printf("fscrash: f%d: size %" PRIu64 " (allowed %" PRIu64 "..%"
 		       PRIu64 "), %" PRIu64 " bytes read, %" PRIu64
 		       " wrong\n", i, size, f->lo, f->hi, n, nbad);
+	if (c->violations > before)
+		print_history(m, i, first ? first : 1);
+}
+
+/* The number after " KEY=" in @header, which must have it. */
+static uint64_t header_value(const char *header, const char *key,
+			     const char *path)
+{
+	char pattern[32];
+	const char *at;
+
+	snprintf(pattern, sizeof(pattern), " %s=", key);
+	at = strstr(header, pattern);
+	if (!at)
+		die("%s: no %s in its header", path, key);
+	return strtoull(at + strlen(pattern), NULL, 10);
 }
 
 static void load_state(struct checker *c, const char *path)
 {
 	struct model *m = &c->m;
 	char line[LINE_LEN];
+	long expect = 1;
 	struct op op;
 	FILE *in;
-	int names, lie;
-	long expect = 1;
 
 	in = fopen(path, "r");
 	if (!in)
 		die("%s: %s", path, strerror(errno));
-	if (!fgets(line, sizeof(line), in) ||
-	    sscanf(line, "fscrash 1 seed=%" SCNu64 " files=%d maxsize=%"
-		   SCNu64 " names=%d lie=%d dio=%" SCNu64, &m->seed,
-		   &m->nfiles, &m->maxsize, &names, &lie, &m->dio_align) != 6 ||
-	    m->nfiles < 1 || m->nfiles > MAX_FILES || !m->maxsize ||
-	    m->maxsize > 1 << 30)
+	if (!fgets(line, sizeof(line), in) || strncmp(line, "fscrash 1 ", 10))
 		die("%s: not a state file of this fscrash", path);
-	m->names = names;
-	m->lie = lie;
+	m->seed = header_value(line, "seed", path);
+	m->nfiles = header_value(line, "files", path);
+	m->maxsize = header_value(line, "maxsize", path);
+	m->names = header_value(line, "names", path);
+	m->lie = header_value(line, "lie", path);
+	m->unordered = header_value(line, "unordered", path);
+	m->no_holes = header_value(line, "noholes", path);
+	m->block = header_value(line, "block", path);
+	m->dio_align = header_value(line, "dio", path);
+	if (m->nfiles < 1 || m->nfiles > MAX_FILES || !m->maxsize ||
+	    m->maxsize > 1 << 30 || !m->block)
+		die("%s: bad header: %s", path, line);
 	model_init(m);
 	while (fgets(line, sizeof(line), in)) {
 		if (!parse_op(line, &op) || op.num != expect++ ||
-		    !model_apply(m, &op))
+		    (!m->cut && !model_apply(m, &op)))
 			die("%s: bad line: %s", path, line);
-		if (op.kind == OP_CUT)
-			break;
+		if (!m->cut || op.kind != OP_WRITE)
+			continue;
+		m->after = realloc(m->after, (m->nafter + 1) * sizeof(op));
+		if (!m->after)
+			die("out of memory");
+		m->after[m->nafter++] = op;
 	}
 	fclose(in);
 }
@@ -1110,7 +1354,8 @@ static void corrupt(struct checker *c)
 		lo = min_u64(f->lo, m->maxsize);
 		if (!f->created || !lo)
 			continue;
-		memcpy(touched, f->zeroed, lo);
+		for (b = 0; b < lo; b++)
+			touched[b] = f->flags[b] & ZEROED;
 		for (k = 0; k < m->nops; k++) {
 			const struct op *op = &m->ops[k];
 
@@ -1181,8 +1426,12 @@ static int cmd_check(int argc, char **argv)
 		return 1;
 	}
 	printf("fscrash: OK: seed %" PRIu64 ", %zu ops%s, every file as "
-	       "allowed\n", c.m.seed, c.m.nops,
+	       "allowed", c.m.seed, c.m.nops,
 	       c.m.cut ? ", the last the cut" : "");
+	if (c.m.unordered)
+		printf(" (%" PRIu64 " bytes stale where -u allows it)",
+		       c.stale);
+	putchar('\n');
 	return 0;
 }
 
@@ -1207,11 +1456,12 @@ static int cmd_run(int argc, char **argv)
 	struct run r = { .nops = 300, .maxlen = 32 << 10, .state_fd = -1 };
 	struct op op;
 	int opt, nfiles = 4, i;
+	bool frees;
 	long k;
 
 	r.m.seed = 1;
 	r.m.maxsize = 128 << 10;
-	while ((opt = getopt(argc, argv, "s:N:F:l:m:dnP:x:fLo:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:N:F:l:m:dnuHTp:P:x:fLo:")) != -1) {
 		switch (opt) {
 		case 's':
 			r.m.seed = parse_number(optarg, 0, UINT64_MAX);
@@ -1233,6 +1483,20 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'n':
 			r.m.names = true;
+			break;
+		case 'u':
+			r.m.unordered = true;
+			break;
+		case 'H':
+			r.m.no_holes = true;
+			break;
+		case 'T':
+			r.sync_frees = true;
+			break;
+		case 'p':
+			r.script = fopen(optarg, "r");
+			if (!r.script)
+				die("%s: %s", optarg, strerror(errno));
 			break;
 		case 'P':
 			r.cut_after = parse_number(optarg, 1, LONG_MAX);
@@ -1287,13 +1551,21 @@ static int cmd_run(int argc, char **argv)
 			die("out of memory");
 	}
 	for (k = 1; k <= r.nops; k++) {
-		while (!draw(&r, &op))
-			;
+		if (r.script) {
+			if (!next_scripted(&r, &op))
+				break;
+		} else {
+			while (!draw(&r, &op))
+				;
+		}
 		op.num = r.num + 1;
+		frees = op.kind == OP_PUNCH || (op.kind == OP_TRUNCATE &&
+						op.off < r.m.f[op.file].size);
 		switch (execute(&r, &op, r.m.lie)) {
 		case UNSUPPORTED:
 			/* A fallocate mode the filesystem lacks: draw again. */
-			k--;
+			if (!r.script)
+				k--;
 			continue;
 		case STOPPED:
 			return 0;
@@ -1302,6 +1574,8 @@ static int cmd_run(int argc, char **argv)
 		}
 		r.num++;
 		record(&r, &op);
+		if (r.sync_frees && frees)
+			fixed_op(&r, OP_FSYNC, op.file, 0, r.m.lie);
 		if (k == r.cut_after)
 			cut(&r);
 	}
