@@ -61,8 +61,8 @@ crash_journalled() {
 #    file's creation too, so one more file is created after the setup and
 #    only fsynced, and must exist (-n); the strict rules hold.
 #  - exfat: its fsync writes all of the volume's metadata (sync_blockdev),
-#    names included (-n). It has no journal and no order between data and
-#    metadata, and no holes: see -u and -H.
+#    names included (-n). No journal, no order between data and metadata
+#    (-u).
 #  - ext2 and minix: fsync writes the file's data, its indirect blocks and
 #    its inode, not its directory entry: the setup alone makes the names
 #    durable. No journal, no order (-u). A truncate frees blocks at once,
@@ -73,15 +73,18 @@ crash_journalled() {
 #    each truncate down durable at once (-T).
 # -u: a block linked to a file since a byte was made durable may hold
 # anything after a cut where the byte was a hole, past the size, or freed
-# by a truncate since (its data was not written first); -H: growing a file
-# links blocks too.
+# by a truncate since (its data was not written first). A filesystem
+# without holes (FS_CANNOT sparse: exfat) links blocks as a file grows
+# and moves valid_size past zeros not yet written (-H).
 crash_fs_options() {
 	case $FS_TYPE in
-	ext4 | xfs) echo "-d -n" ;;
-	exfat) echo "-d -n -u -H" ;;
-	minix) echo "-d -u -T" ;;
-	*) echo "-d -u" ;;
+	ext4 | xfs) opts="-d -n" ;;
+	exfat) opts="-d -n -u" ;;
+	minix) opts="-d -u -T" ;;
+	*) opts="-d -u" ;;
 	esac
+	fs_can sparse || opts="$opts -H"
+	echo "$opts"
 }
 
 # crash_repair: repair what the cut left, where the filesystem has no
