@@ -40,16 +40,18 @@ for kernel in $TEST_KERNELS; do
 		# Count the checks the guest reported before it stopped (the
 		# tests' KTAP result lines, one level in), and the stop.
 		summary=$(tr -d '\r' <"$log" | awk '
-			/^  (not )?ok [0-9]+ [^#]*# SKIP/ { s++; next }
+			/^  (not )?ok [0-9]+ [^#]*# (SKIP|TODO)/ { s++; next }
 			/^  ok [0-9]+/ { p++ }
 			/^  not ok [0-9]+/ { f++ }
 			END { printf "%d passed, %d failed, %d skipped", p, f + 1, s }')
 		echo "FAIL $kernel kernel: the guest did not finish the suite" >&2
 	fi
 	# The failed checks, each after its test's name, and the failed test
-	# files and kernel log check.
+	# files and kernel log check; the known failures (tests/lib.sh
+	# known_failure) too, said as such.
 	tr -d '\r' <"$log" | awk -v kernel="$kernel" '
 		/^  # Subtest: / { test = $3 }
+		/^  not ok [0-9]+ [^#]*# TODO/ { print "[" kernel "] known failure, " test ": " substr($0, 3); next }
 		/^  not ok [0-9]+ / { print "[" kernel "] " test ": " substr($0, 3) }
 		/^not ok [0-9]+ / { print "[" kernel "] " $0 }' >&2
 	# Each test file's time in the guest, for keeping the suite short.

@@ -39,6 +39,20 @@ skip() {
 	result ok "$1" "SKIP $2"
 }
 
+# known_failure NAME DEFECT: a check that fails through a defect found and
+# not fixed yet, which DEFECT describes: KTAP's TODO directive, counted
+# with the skipped (run-suite.sh) and listed by the host after every run,
+# so that it is neither a failure nor out of sight.
+known_failure() {
+	result "not ok" "$1" "TODO $2"
+}
+
+# known_defect NAME: what the loaded filesystem's plug-in says in
+# FS_KNOWN_DEFECTS of defect NAME, or nothing.
+known_defect() {
+	printf '%s\n' "$FS_KNOWN_DEFECTS" | sed -n "s/^[[:space:]]*$1: //p"
+}
+
 # skip_test REASON: the rest of the test cannot run here: report the checks
 # it leaves out as one skipped result, with REASON, and stop.
 skip_test() {
@@ -150,6 +164,10 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #                read path)
 #   FS_SKIP_CHECKS  the generic checks of t-50-fs-generic.sh it skips, one
 #                per line as "NAME: reason" (the reason the result gives)
+#   FS_KNOWN_DEFECTS  defects found in it and not fixed yet, one per line
+#                as "NAME: what goes wrong": a check for NAME reports a
+#                known failure (known_failure) while it fails, and fails
+#                once it passes, so that the entry goes with the fix
 #   FS_FIO_BS    the block size of the fio verify run (default: FS_BLOCK)
 #   FS_DEV       the device it is made on (default: TEST_DEV)
 #   FS_MODEL_CAPS_STOCK  what fsmodel may rely on in stock 6.12, where that
@@ -171,6 +189,7 @@ fs_load() {
 	FS_CANNOT=
 	# shellcheck disable=SC2034 # read by t-50-fs-generic.sh
 	FS_SKIP_CHECKS=
+	FS_KNOWN_DEFECTS=
 	# shellcheck disable=SC2034 # read by the tests
 	FS_FIO_BS=
 	FS_DEV=$TEST_DEV
