@@ -218,6 +218,11 @@ RUNS ?= 20
 INSTANCES ?= 2
 FIRST_SEED ?= 1
 soak.NAME ?= soak
+# Power cuts per filesystem after its fsmodel runs (guest/tests/crash.sh,
+# seeds FIRST_SEED on), each after a point its seed picks in a workload of
+# CRASH_OPS operations; 0: none.
+CRASH_CYCLES ?= 20
+CRASH_OPS ?= 250
 
 ## make replay: fsmodel logs run again on a fresh filesystem
 

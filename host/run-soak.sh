@@ -7,7 +7,7 @@
 #
 # Settings (config/defaults.mk): SOAK_KERNELS (LABEL=BZIMAGE:OPS items;
 # e.g. add stock=...:1000000 for stock 6.12 on the same seeds),
-# FILESYSTEMS, RUNS, INSTANCES, FIRST_SEED, NAME.
+# FILESYSTEMS, RUNS, INSTANCES, FIRST_SEED, CRASH_CYCLES, CRASH_OPS, NAME.
 set -euo pipefail
 # shellcheck source=host/common.sh
 . "$(dirname "$0")/common.sh"
@@ -30,6 +30,8 @@ OPS=$ops
 RUNS=$RUNS
 INSTANCES=$INSTANCES
 FIRST_SEED=$FIRST_SEED
+CRASH_CYCLES=$CRASH_CYCLES
+CRASH_OPS=$CRASH_OPS
 CONF
 	log "soak: $label ($image), $ops operations per filesystem"
 	start=$(date +%s)

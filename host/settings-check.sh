@@ -66,6 +66,7 @@ expect fail seq BS=4q
 expect fail seq CLOCK=realtime
 expect fail soak SOAK_KERNELS=a=lean
 expect fail soak FILESYSTEMS=zfs
+expect fail soak CRASH_OPS=3
 expect fail db DB_KERNELS=no-label
 expect ok replay REPLAY_LOGS=results/2026-12-05-soak/series/failures/xfs-1
 expect fail replay REPLAY_LOGS=results/no-such-run

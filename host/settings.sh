@@ -317,7 +317,8 @@ seq_settings() {
 soak_settings() {
 	local spec
 	setting CLOCK
-	settings soak SOAK_KERNELS FILESYSTEMS RUNS INSTANCES FIRST_SEED NAME
+	settings soak SOAK_KERNELS FILESYSTEMS RUNS INSTANCES FIRST_SEED NAME \
+		CRASH_CYCLES CRASH_OPS
 	boot_settings soak
 	build_settings
 	check_some SOAK_KERNELS "$SOAK_KERNELS"
@@ -333,6 +334,8 @@ soak_settings() {
 	check_int RUNS "$RUNS" 1
 	check_int INSTANCES "$INSTANCES" 1
 	check_int FIRST_SEED "$FIRST_SEED" 1
+	check_int CRASH_CYCLES "$CRASH_CYCLES" 0
+	check_int CRASH_OPS "$CRASH_OPS" 16
 	check_new_results
 }
 

@@ -17,7 +17,10 @@ cd /tests || exit 1
 . ./lib.sh
 # shellcheck source=guest/lib/share.sh
 . /lib/iomap/share.sh
-share_open soak soak.conf FILESYSTEMS OPS RUNS INSTANCES FIRST_SEED || exit 1
+# shellcheck source=guest/tests/crash.sh
+. ./crash.sh
+share_open soak soak.conf FILESYSTEMS OPS RUNS INSTANCES FIRST_SEED \
+	CRASH_CYCLES CRASH_OPS || exit 1
 
 per_instance=$((OPS / RUNS / INSTANCES))
 printf 'fs\trun\tseed\tsimple_read\tops\tseconds\tresult\n' >$OUT/runs.tsv
@@ -107,8 +110,31 @@ keep_failure() {
 	done
 }
 
+# soak_crash NAME: CRASH_CYCLES power cuts on filesystem NAME (crash.sh's
+# crash_fs, with a workload that lies about its syncs caught too), their
+# results in crash-NAME.txt and one line in crash.tsv: the cycles' checks
+# passed, failed and known to fail (a defect its plug-in names).
+soak_crash() {
+	[ "$CRASH_CYCLES" -gt 0 ] || return 0
+	seeds=$(seq "$FIRST_SEED" $((FIRST_SEED + CRASH_CYCLES - 1)) | tr '\n' ' ')
+	start=$(date +%s)
+	# shellcheck disable=SC2153 # CRASH_OPS comes from soak.conf
+	(crash_fs "$1" "$seeds" "$CRASH_OPS" 1) >"$OUT/crash-$1.txt" 2>&1
+	secs=$(($(date +%s) - start))
+	take_kernel_log "$1 power cuts"
+	passed=$(grep -c '^ok [0-9]* [^#]*$' "$OUT/crash-$1.txt")
+	failed=$(grep '^not ok ' "$OUT/crash-$1.txt" | grep -vc '# TODO')
+	known=$(grep '^not ok ' "$OUT/crash-$1.txt" | grep -c '# TODO')
+	[ ! -s $KERNEL_REPORTS ] || failed=$((failed + 1))
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$seeds" "$CRASH_OPS" \
+		"$passed" "$failed" "$known" $secs >>$OUT/crash.tsv
+	echo "[soak] $1 power cuts: $passed passed, $failed failed, $known known in $secs s"
+}
+
+printf 'fs\tseeds\tops\tpassed\tfailed\tknown\tseconds\n' >$OUT/crash.tsv
 for fs in $FILESYSTEMS; do
 	soak_fs "$fs"
+	soak_crash "$fs"
 done
 
 take_kernel_log "the end"

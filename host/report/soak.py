@@ -54,6 +54,21 @@ def kernel_section(results, label):
         failed = ", ".join(fs["failed"]) or "none"
         lines.append(f"| {name} | {fs['runs']} | {seeds} (+instance) | "
                      f"{fs['ops']:,} | {fs['secs']:,} | {rate:,.0f} | {failed} |")
+    crash = os.path.join(folder, "crash.tsv")
+    if os.path.exists(crash):
+        with open(crash) as f:
+            cuts = list(csv.DictReader(f, delimiter="\t"))
+        if cuts:
+            lines += ["", "Power cuts (guest/tests/crash.sh; each filesystem's checks "
+                      "in crash-FS.txt):", "",
+                      "| filesystem | seeds | ops per cycle | checks passed | failed | "
+                      "known defects | seconds |",
+                      "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+            for cut in cuts:
+                seeds = cut["seeds"].split()
+                span = f"{seeds[0]}-{seeds[-1]}" if seeds else "-"
+                lines.append(f"| {cut['fs']} | {span} | {cut['ops']} | {cut['passed']} | "
+                             f"{cut['failed']} | {cut['known']} | {cut['seconds']} |")
     lines += ["", "Kernel log reports: " +
               ("none." if not splats else f"{len(splats)}, in {label}/splats.txt."),
               ""]
