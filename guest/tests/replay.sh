@@ -23,8 +23,11 @@ for log in "$OUT"/logs/*; do
 	for sr in $SIMPLE_READS; do
 		[ "$sr" = - ] || echo "$sr" >$SIMPLE_READ
 		fs_mkfs_mount "$FS" "$v" || exit 1
-		if fsmodel -R "$(fs_remount_cmd)" -p "$log" "$FS_MNT" \
-			>/tmp/replay.out 2>&1; then
+		# A log that names no capabilities takes the plug-in's.
+		caps=
+		head -n 1 "$log" | grep -q ' caps:' || caps=$(fs_model_caps)
+		if fsmodel -R "$(fs_remount_cmd)" ${caps:+-F "$caps"} \
+			-p "$log" "$FS_MNT" >/tmp/replay.out 2>&1; then
 			result=passed
 		else
 			result="FAIL: $(grep -m1 'mismatch\|unexpected' /tmp/replay.out)"

@@ -52,7 +52,9 @@
  *              instances stop, the parent runs CMD once, all go on
  *   -D         drop caches on reopen (writes /proc/sys/vm/drop_caches)
  *   -o LOG     log every op (LOG.i per instance with -n > 1)
- *   -p LOG     replay LOG instead of drawing ops at random
+ *   -p LOG     replay LOG instead of drawing ops at random, with the
+ *              capabilities its first line names (a log written before
+ *              they were logged: those -F gives)
  *   -S LOG     shrink the failing LOG into the shortest sequence that
  *              still fails the same way (delta debugging), written to -o
  *              OUT.  The same way: the same class of failure (data, count,
@@ -2872,9 +2874,23 @@ static int load_script(const char *path, struct script *s)
 	    !header_value(s->header, " maxsize=", &maxsize) ||
 	    !header_value(s->header, " maxlen=", &maxlen) ||
 	    maxsize < 4096 || !maxlen || maxlen > maxsize ||
-	    farsize > 1ULL << 40 || !caps ||
-	    !parse_caps(caps + strlen(" caps:"), &cfg.caps)) {
+	    farsize > 1ULL << 40 ||
+	    (caps && !parse_caps(caps + strlen(" caps:"), &cfg.caps))) {
 		fprintf(stderr, "fsmodel: %s: not a usable fsmodel log\n",
+			path);
+		return 2;
+	}
+	/*
+	 * A log written before the capabilities were logged replays with
+	 * those -F declares; a log that names them replays with its own.
+	 */
+	if (!caps && !cfg.caps_given) {
+		fprintf(stderr, "fsmodel: %s names no capabilities: give -F\n",
+			path);
+		return 2;
+	}
+	if (caps && cfg.caps_given) {
+		fprintf(stderr, "fsmodel: %s names its capabilities: no -F\n",
 			path);
 		return 2;
 	}
@@ -3311,8 +3327,6 @@ static void parse_options(int argc, char **argv)
 		usage("-p or -S, not both");
 	if ((cfg.replay_path || cfg.shrink_path) && cfg.ninstances > 1)
 		usage("a replay runs one instance");
-	if ((cfg.replay_path || cfg.shrink_path) && cfg.caps_given)
-		usage("a replay takes -F from the log");
 	if (!cfg.replay_path && !cfg.shrink_path && !cfg.probe &&
 	    !cfg.caps_given)
 		usage("-F CAPS: say what the filesystem can do");
