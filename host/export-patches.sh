@@ -48,11 +48,19 @@ header() {
 
 # recipients PATCH...: the To: (maintainers) and Cc: (reviewers and lists,
 # less whoever is in To:) headers for the patches, from the tree's
-# scripts/get_maintainer.pl.
+# scripts/get_maintainer.pl. A filesystem nobody maintains (minix) goes
+# to the VFS maintainers, with their reviewers and fsdevel on Cc.
 recipients() {
 	local to cc
 	to=$(get_maintainer --no-l --no-r "$@")
-	cc=$(get_maintainer --no-m "$@" | grep -vxF -f <(echo "$to") || true)
+	if [ -z "$to" ]; then
+		to=$(get_maintainer --no-l --no-r -f fs/namei.c)
+		cc=$( (get_maintainer --no-m "$@" && get_maintainer --no-m -f fs/namei.c) |
+			awk '!seen[$0]++')
+	else
+		cc=$(get_maintainer --no-m "$@")
+	fi
+	cc=$(grep -vxF -f <(echo "$to") <<<"$cc" || true)
 	header To "$to"
 	header Cc "$cc"
 }
