@@ -120,7 +120,7 @@ run_test() {
 	if [ "$test_failed" != 0 ]; then
 		echo "not ok $2 $1"
 	elif [ "$test_passed" = 0 ]; then
-		echo "ok $2 $1 # SKIP"
+		echo "ok $2 $1 # SKIP every check it made was skipped"
 	else
 		echo "ok $2 $1"
 	fi
