@@ -425,7 +425,6 @@ struct outcome {
 	long falloc_counts[NR_FALLOC];
 	long nowait_retries;
 	struct failure failure;
-	bool ran;
 };
 
 static struct outcome *outcomes;
@@ -467,7 +466,7 @@ struct instance {
 	int barrier_up;			/* pipes to the parent, or -1 */
 	int barrier_down;
 	long seq;			/* the running op's number, from 1 */
-	enum op_kind running;
+	enum op_kind running_kind;
 	char current[LINE_LEN];
 	char history[HISTORY_LEN][LINE_LEN];
 	struct outcome *out;
@@ -829,7 +828,7 @@ static bool vfail(struct instance *in, enum failure_class class, int err,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (in->out && in->out->failure.class == FAIL_NONE) {
 		in->out->failure.class = class;
-		in->out->failure.kind = in->running;
+		in->out->failure.kind = in->running_kind;
 		in->out->failure.err = err;
 	}
 	fprintf(stderr, "fsmodel: FAIL seed=%" PRIu64
@@ -2278,7 +2277,7 @@ static bool run_op(struct instance *in, const struct op *op)
 {
 	format_op(op, in->current, sizeof(in->current));
 	in->seq++;
-	in->running = op->kind;
+	in->running_kind = op->kind;
 	strcpy(in->history[in->seq % HISTORY_LEN], in->current);
 	if (in->log) {
 		fprintf(in->log, "%s\n", in->current);
