@@ -34,7 +34,8 @@
  *              SEED + i.
  *   -s SEED    seed (default 1); the same seed and options replay the run
  *   -N OPS     random operations per instance (default 10000)
- *   -l BYTES   max file size (default 256k)
+ *   -l BYTES   max file size (default 256k), or with -X where most
+ *              offsets and sizes stay
  *   -X BYTES   far size: one offset or size in 64 is drawn up to BYTES
  *              instead of -l, so that the files now and then grow sparse
  *              and large (default 0: off).  The model is a sparse mapping:
@@ -50,7 +51,8 @@
  *              -o logs stay open: keep them off the remounted filesystem
  *   -r EVERY   remount every EVERY ops; with -n > 1 at a barrier: all
  *              instances stop, the parent runs CMD once, all go on
- *   -D         drop caches on reopen (writes /proc/sys/vm/drop_caches)
+ *   -D         drop caches on reopen (writes /proc/sys/vm/drop_caches;
+ *              a reopen that cannot fails)
  *   -o LOG     log every op (LOG.i per instance with -n > 1)
  *   -p LOG     replay LOG instead of drawing ops at random
  *   -S LOG     shrink the failing LOG into the shortest sequence that
