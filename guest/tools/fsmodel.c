@@ -34,7 +34,8 @@
  *              SEED + i.
  *   -s SEED    seed (default 1); the same seed and options replay the run
  *   -N OPS     random operations per instance (default 10000)
- *   -l BYTES   max file size (default 256k)
+ *   -l BYTES   max file size (default 256k), or with -X where most
+ *              offsets and sizes stay
  *   -X BYTES   far size: one offset or size in 64 is drawn up to BYTES
  *              instead of -l, so that the files now and then grow sparse
  *              and large (default 0: off).  The model is a sparse mapping:
@@ -50,7 +51,8 @@
  *              -o logs stay open: keep them off the remounted filesystem
  *   -r EVERY   remount every EVERY ops; with -n > 1 at a barrier: all
  *              instances stop, the parent runs CMD once, all go on
- *   -D         drop caches on reopen (writes /proc/sys/vm/drop_caches)
+ *   -D         drop caches on reopen (writes /proc/sys/vm/drop_caches;
+ *              a reopen that cannot fails)
  *   -o LOG     log every op (LOG.i per instance with -n > 1)
  *   -p LOG     replay LOG instead of drawing ops at random, with the
  *              capabilities its first line names (a log written before
@@ -427,7 +429,6 @@ struct outcome {
 	long falloc_counts[NR_FALLOC];
 	long nowait_retries;
 	struct failure failure;
-	bool ran;
 };
 
 static struct outcome *outcomes;
@@ -469,7 +470,7 @@ struct instance {
 	int barrier_up;			/* pipes to the parent, or -1 */
 	int barrier_down;
 	long seq;			/* the running op's number, from 1 */
-	enum op_kind running;
+	enum op_kind running_kind;
 	char current[LINE_LEN];
 	char history[HISTORY_LEN][LINE_LEN];
 	struct outcome *out;
@@ -831,7 +832,7 @@ static bool vfail(struct instance *in, enum failure_class class, int err,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (in->out && in->out->failure.class == FAIL_NONE) {
 		in->out->failure.class = class;
-		in->out->failure.kind = in->running;
+		in->out->failure.kind = in->running_kind;
 		in->out->failure.err = err;
 	}
 	fprintf(stderr, "fsmodel: FAIL seed=%" PRIu64
@@ -2280,7 +2281,7 @@ static bool run_op(struct instance *in, const struct op *op)
 {
 	format_op(op, in->current, sizeof(in->current));
 	in->seq++;
-	in->running = op->kind;
+	in->running_kind = op->kind;
 	strcpy(in->history[in->seq % HISTORY_LEN], in->current);
 	if (in->log) {
 		fprintf(in->log, "%s\n", in->current);

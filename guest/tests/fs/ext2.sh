@@ -15,7 +15,8 @@ FS_ENTRY_POINTS="fs/ext2/file.o:ext2_file_read_iter
 # No fallocate, no RWF_NOWAIT, no STATX_DIOALIGN; SEEK_HOLE finds no holes.
 # No eofzero: bytes stored through a mapping past EOF stay in the page and
 # show once a write takes the file past them (its buffered writes, which
-# the series leaves alone, do not zero the EOF block's tail).
+# the series leaves alone, do not zero the EOF block's tail), as in stock
+# 6.12.
 FS_MODEL_CAPS="dio copy seek fiemap"
 
 # Found by t-45's power cuts, not fixed yet (FS_KNOWN_DEFECTS in

@@ -14,8 +14,9 @@ FS_ENTRY_POINTS="fs/minix/file.o:minix_file_read_iter=mm/filemap.o:generic_file_
 	fs/minix/file.o:minix_file_write_iter=mm/filemap.o:generic_file_write_iter"
 # No fallocate, RWF_NOWAIT, STATX_DIOALIGN or FIEMAP, no copy_file_range
 # (no splice_write); SEEK_HOLE finds no holes. No eofzero: bytes stored
-# through a mapping past EOF show once a write takes the file past them.
-# Stock 6.12's minix has no direct I/O either: the series adds it.
+# through a mapping past EOF show once a write takes the file past them,
+# with the series as in stock 6.12. Stock 6.12's minix has no direct I/O
+# either: the series adds it.
 FS_MODEL_CAPS="dio seek"
 FS_MODEL_CAPS_STOCK=seek
 
