@@ -130,6 +130,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools.h"
+
 #define MAX_FILES	16
 #define LINE_LEN	256
 /* An op as the state file has it, and "op " before it. */
@@ -257,36 +259,6 @@ static void *zalloc(size_t n)
 	if (!p)
 		die("out of memory");
 	return p;
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-static uint64_t round_down(uint64_t x, uint64_t align)
-{
-	return x / align * align;
-}
-
-static uint64_t round_up(uint64_t x, uint64_t align)
-{
-	return (x + align - 1) / align * align;
-}
-
-/* splitmix64's finaliser, for the generator's seed and the data. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
 }
 
 /* The byte op @tag writes at file offset @off: never zero but for tag 0. */
@@ -527,13 +499,7 @@ struct run {
 
 static uint64_t next_random(struct run *r)
 {
-	uint64_t x = r->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	r->rng = x;
-	return x * 0x2545f4914f6cdd1dULL;
+	return xorshift_next(&r->rng);
 }
 
 static uint64_t rnd(struct run *r, uint64_t n)

@@ -181,6 +181,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools.h"
+
 #define HISTORY_LEN	50
 #define LINE_LEN	512
 #define MAX_SEGS	5
@@ -477,52 +479,16 @@ struct instance {
 	bool corrupted;
 };
 
-static size_t min_size(size_t a, size_t b)
-{
-	return a < b ? a : b;
-}
-
-static size_t max_size(size_t a, size_t b)
-{
-	return a > b ? a : b;
-}
-
-static size_t round_up(size_t x, size_t align)
-{
-	return (x + align - 1) / align * align;
-}
-
-static size_t round_down(size_t x, size_t align)
-{
-	return x / align * align;
-}
-
 /* What a read of @len bytes at @off returns from a file of @size bytes. */
 static size_t expected_count(size_t size, size_t off, size_t len)
 {
-	return off >= size ? 0 : min_size(len, size - off);
+	return off >= size ? 0 : min_u64(len, size - off);
 }
 
-/* splitmix64's finaliser: seeds the generator and hashes the data. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-/* xorshift64*: our own, so a seed means the same run everywhere. */
+/* xorshift64* (tools.h): our own, so a seed means the same run everywhere. */
 static uint64_t next_random(struct instance *in)
 {
-	uint64_t x = in->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	in->rng = x;
-	return x * 0x2545f4914f6cdd1dULL;
+	return xorshift_next(&in->rng);
 }
 
 static size_t rnd(struct instance *in, size_t n)
@@ -826,7 +792,7 @@ static void format_caps(const struct caps *caps, char *s, size_t n)
 static bool vfail(struct instance *in, enum failure_class class, int err,
 		  const char *fmt, va_list ap)
 {
-	long first = max_size(in->seq, HISTORY_LEN) - HISTORY_LEN + 1, seq;
+	long first = max_u64(in->seq, HISTORY_LEN) - HISTORY_LEN + 1, seq;
 	char msg[1024];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -971,7 +937,7 @@ static bool check_range(struct instance *in, int file, size_t off,
 
 	if (!check_size(in, file))
 		return false;
-	len = min_size(len, CHECK_CHUNK);
+	len = min_u64(len, CHECK_CHUNK);
 	ret = RETRY_EINTR(pread(in->files[file].fds[FD_PLAIN], in->filebuf,
 				len, off));
 	return verify_read(in, file, off, len, in->filebuf, ret, what);
@@ -982,7 +948,7 @@ static void model_write(struct file_state *f, size_t off, size_t n,
 			uint32_t tag)
 {
 	fill_pattern(f->model + off, tag, off, n);
-	f->size = max_size(f->size, off + n);
+	f->size = max_u64(f->size, off + n);
 }
 
 /*
@@ -1038,7 +1004,7 @@ static bool finish_write(struct instance *in, int file, size_t off,
 
 	if (ret < 0)
 		return fail_errno(in, what);
-	model_write(f, off, min_size(ret, len), tag);
+	model_write(f, off, min_u64(ret, len), tag);
 	if ((size_t)ret == len)
 		return true;
 	return fail_code(in, FAIL_COUNT, 0, "%s: count mismatch: wrote %zd "
@@ -1420,7 +1386,7 @@ static bool op_readv(struct instance *in, const struct op *op)
 				 "returned %zd, the model expects %zu", ret,
 				 want);
 	for (i = 0; i < op->nseg && pos < want; i++) {
-		size_t n = min_size(op->seg_len[i], want - pos);
+		size_t n = min_u64(op->seg_len[i], want - pos);
 
 		if (!verify(in, op->file, op->off + pos, iov[i].iov_base, n,
 			    "preadv2"))
@@ -1476,7 +1442,7 @@ static bool op_append(struct instance *in, const struct op *op)
 /* Where an eoftail write starts: past the stored bytes, near its end. */
 static size_t tail_write_start(const struct op *op)
 {
-	return max_size(op->off + op->len, op->to > TAIL_WRITE_MAX ?
+	return max_u64(op->off + op->len, op->to > TAIL_WRITE_MAX ?
 			op->to - TAIL_WRITE_MAX : 0);
 }
 
@@ -1551,17 +1517,17 @@ static bool op_falloc(struct instance *in, const struct op *op)
 	in->out->falloc_counts[op->mode]++;
 	switch (op->mode) {
 	case FA_ALLOC:
-		f->size = max_size(f->size, end);
+		f->size = max_u64(f->size, end);
 		break;
 	case FA_KEEP:
 		break;
 	case FA_PUNCH:
 	case FA_ZERO_KEEP:
-		model_zero(f, op->off, min_size(end, f->size));
+		model_zero(f, op->off, min_u64(end, f->size));
 		break;
 	case FA_ZERO:
 		model_zero(f, op->off, end);
-		f->size = max_size(f->size, end);
+		f->size = max_u64(f->size, end);
 		break;
 	case FA_COLLAPSE:
 		memmove(f->model + op->off, f->model + end, f->size - end);
@@ -1602,7 +1568,7 @@ static bool op_copy(struct instance *in, const struct op *op)
 		memcpy(dst->model + op->dst_off + done,
 		       src->model + op->off + done, ret);
 		done += ret;
-		dst->size = max_size(dst->size, op->dst_off + done);
+		dst->size = max_u64(dst->size, op->dst_off + done);
 	} while (done < want);
 	if (done != want)
 		return fail_code(in, FAIL_COUNT, 0, "copy_file_range: count "
@@ -1676,7 +1642,7 @@ static bool fiemap_gap_empty(struct instance *in, const struct file_state *f,
 {
 	size_t data;
 
-	to = min_size(to, f->size);
+	to = min_u64(to, f->size);
 	data = from < to ? model_data(f, from, to) : to;
 	return data == to ||
 	       fail_code(in, FAIL_MAPPING, 0, "mapping mismatch: the model "
@@ -1924,7 +1890,7 @@ static size_t reach(struct instance *in, size_t limit)
 {
 	if (cfg.farsize && !rnd(in, FAR_ONE_IN))
 		return limit;
-	return min_size(limit, cfg.maxsize);
+	return min_u64(limit, cfg.maxsize);
 }
 
 /* An offset in [0, limit], often where bugs live: 0, EOF, boundaries. */
@@ -1950,7 +1916,7 @@ static size_t pick_offset(struct instance *in, size_t size, size_t limit)
 	default:
 		off = rnd(in, span + 1);
 	}
-	return min_size(off, limit);
+	return min_u64(off, limit);
 }
 
 /* A length in [1, max], often small. */
@@ -1958,9 +1924,9 @@ static size_t pick_length(struct instance *in, size_t max)
 {
 	switch (rnd(in, 4)) {
 	case 0:
-		return 1 + rnd(in, min_size(max, 64));
+		return 1 + rnd(in, min_u64(max, 64));
 	case 1:
-		return 1 + rnd(in, min_size(max, in->page));
+		return 1 + rnd(in, min_u64(max, in->page));
 	default:
 		return 1 + rnd(in, max);
 	}
@@ -1985,7 +1951,7 @@ static size_t pick_size(struct instance *in, size_t size)
 		break;
 	case 3:
 	case 4:
-		new = size - rnd(in, min_size(size, cfg.maxlen) + 1);
+		new = size - rnd(in, min_u64(size, cfg.maxlen) + 1);
 		break;
 	case 5:
 	case 6:
@@ -1998,7 +1964,7 @@ static size_t pick_size(struct instance *in, size_t size)
 	default:
 		new = rnd(in, span + 1);
 	}
-	return min_size(new, cfg.limit);
+	return min_u64(new, cfg.limit);
 }
 
 /*
@@ -2088,7 +2054,7 @@ static bool gen_badio(struct instance *in, struct op *op)
 
 static void gen_vector(struct instance *in, struct op *op, bool write)
 {
-	size_t each = max_size(cfg.maxlen / MAX_SEGS, 2), limit = cfg.limit;
+	size_t each = max_u64(cfg.maxlen / MAX_SEGS, 2), limit = cfg.limit;
 	size_t cross;
 	int i;
 
@@ -2099,9 +2065,9 @@ static void gen_vector(struct instance *in, struct op *op, bool write)
 
 		if ((size_t)i == cross) {
 			/* Start below a page boundary and end past it. */
-			len = max_size(len, 2);
+			len = max_u64(len, 2);
 			op->seg_mem[i] = in->page - 1 -
-				rnd(in, min_size(len - 1, in->page - 1));
+				rnd(in, min_u64(len - 1, in->page - 1));
 		} else {
 			op->seg_mem[i] = rnd(in, in->page);
 		}
@@ -2120,7 +2086,7 @@ static void gen_vector(struct instance *in, struct op *op, bool write)
 static bool gen_falloc(struct instance *in, struct op *op)
 {
 	struct file_state *f = &in->files[op->file];
-	size_t bs = in->block, max_units = max_size(cfg.maxlen / bs, 1);
+	size_t bs = in->block, max_units = max_u64(cfg.maxlen / bs, 1);
 	size_t units;
 	int modes[NR_FALLOC], n = 0, i;
 
@@ -2134,7 +2100,7 @@ static bool gen_falloc(struct instance *in, struct op *op)
 		units = f->size ? (f->size - 1) / bs : 0;
 		if (!units || f->size > cfg.maxsize)
 			return false;
-		op->len = (1 + rnd(in, min_size(units, max_units))) * bs;
+		op->len = (1 + rnd(in, min_u64(units, max_units))) * bs;
 		op->off = rnd(in, units - op->len / bs + 1) * bs;
 		return true;
 	case FA_INSERT:
@@ -2143,7 +2109,7 @@ static bool gen_falloc(struct instance *in, struct op *op)
 			(cfg.maxsize - f->size) / bs : 0;
 		if (!f->size || !units)
 			return false;
-		op->len = (1 + rnd(in, min_size(units, max_units))) * bs;
+		op->len = (1 + rnd(in, min_u64(units, max_units))) * bs;
 		op->off = rnd(in, (f->size - 1) / bs + 1) * bs;
 		return true;
 	default:
@@ -2206,7 +2172,7 @@ static bool fill_op(struct instance *in, struct op *op)
 		if (!f->size)
 			return false;
 		op->off = pick_offset(in, f->size, f->size - 1);
-		op->len = pick_length(in, min_size(cfg.maxlen,
+		op->len = pick_length(in, min_u64(cfg.maxlen,
 			(op->kind == OP_MREAD ? round_up(f->size, in->page) :
 			 f->size) - op->off));
 		break;
@@ -2233,7 +2199,7 @@ static bool fill_op(struct instance *in, struct op *op)
 	case OP_SEEK:
 		/* Mostly inside the file, now and then past EOF. */
 		op->off = pick_offset(in, f->size,
-				      min_size(f->size + in->page, cfg.limit));
+				      min_u64(f->size + in->page, cfg.limit));
 		break;
 	case OP_FIEMAP:
 		op->flag = rnd(in, 2);
@@ -2576,7 +2542,7 @@ static int setup_instance(struct instance *in)
 	in->block = cfg.block ? cfg.block : (size_t)st.st_blksize;
 	if (!dio_alignment(in, &st))
 		return 1;
-	in->buf_align = max_size(in->page, in->dio_mem_align);
+	in->buf_align = max_u64(in->page, in->dio_mem_align);
 	err = open_log(in);
 	if (err)
 		return err;
@@ -2897,7 +2863,7 @@ static int load_script(const char *path, struct script *s)
 	}
 	cfg.maxsize = maxsize;
 	cfg.farsize = farsize;
-	cfg.limit = max_size(maxsize, farsize);
+	cfg.limit = max_u64(maxsize, farsize);
 	cfg.maxlen = maxlen;
 	return 0;
 }
@@ -2986,10 +2952,10 @@ static int shrink_log(void)
 	trial.ops = malloc((s.len + 1) * sizeof(*s.ops));
 	if (!trial.ops)
 		return 2;
-	for (chunk = max_size(s.len / 2, 1); ; ) {
+	for (chunk = max_u64(s.len / 2, 1); ; ) {
 		removed = false;
 		for (start = 0; start < s.len && s.len > 1; ) {
-			cut = min_size(chunk, s.len - start);
+			cut = min_u64(chunk, s.len - start);
 			memcpy(trial.ops, s.ops, start * sizeof(*s.ops));
 			memcpy(trial.ops + start, s.ops + start + cut,
 			       (s.len - start - cut) * sizeof(*s.ops));
@@ -3006,7 +2972,7 @@ static int shrink_log(void)
 		fprintf(stderr, "fsmodel: shrink: chunk %zu: %zu ops left, "
 			"%zu replays\n", chunk, s.len, replays);
 		if (chunk > 1)
-			chunk = max_size(min_size(chunk / 2, s.len / 2), 1);
+			chunk = max_u64(min_u64(chunk / 2, s.len / 2), 1);
 		else if (!removed)
 			break;
 	}
@@ -3312,7 +3278,7 @@ static void parse_options(int argc, char **argv)
 	if (optind != argc - 1)
 		usage("one DIR, please");
 	cfg.dir = argv[optind];
-	cfg.limit = max_size(cfg.maxsize, cfg.farsize);
+	cfg.limit = max_u64(cfg.maxsize, cfg.farsize);
 	for (kind = 0; kind < NR_WEIGHTED; kind++)
 		total += cfg.weights[kind];
 	if (!total)
