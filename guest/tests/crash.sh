@@ -47,16 +47,16 @@ crash_cut_cmd() {
 }
 
 # crash_journalled: whether the loaded filesystem replays a journal at
-# mount (ext4, XFS) rather than needing a repair after a crash.
+# mount (ext4, XFS) rather than needing a repair after a crash: its
+# plug-in's FS_CRASH does not say unordered.
 crash_journalled() {
-	case $FS_TYPE in
-	ext4 | xfs) return 0 ;;
+	case " $FS_CRASH " in
+	*" unordered "*) return 1 ;;
 	esac
-	return 1
 }
 
 # crash_fs_options: fscrash run's options for the loaded filesystem, from
-# what its fsync promises. All five have O_DIRECT (-d).
+# what its plug-in declares: direct I/O (-d) and FS_CRASH.
 #  - ext4 and XFS: a file's fsync commits the journal, which holds the
 #    file's creation too, so one more file is created after the setup and
 #    only fsynced, and must exist (-n); the strict rules hold.
@@ -77,45 +77,41 @@ crash_journalled() {
 # without holes (FS_CANNOT sparse: exfat) links blocks as a file grows
 # and moves valid_size past zeros not yet written (-H).
 crash_fs_options() {
-	case $FS_TYPE in
-	ext4 | xfs) opts="-d -n" ;;
-	exfat) opts="-d -n -u" ;;
-	minix) opts="-d -u -T" ;;
-	*) opts="-d -u" ;;
-	esac
-	fs_can sparse || opts="$opts -H"
+	opts=
 	# O_DIRECT writes where the plug-in declares direct I/O for this
 	# kernel (stock 6.12's minix has none).
 	case " $(fs_model_caps) " in
-	*" dio "*) ;;
-	*) opts=$(echo "$opts" | sed 's/-d //') ;;
+	*" dio "*) opts=-d ;;
 	esac
+	for word in $FS_CRASH; do
+		case $word in
+		names) opts="$opts -n" ;;
+		unordered) opts="$opts -u" ;;
+		sync-frees) opts="$opts -T" ;;
+		esac
+	done
+	fs_can sparse || opts="$opts -H"
 	echo "$opts"
 }
 
-# crash_repair: repair what the cut left, where the filesystem has no
-# journal (ext2, minix, exfat), its output in CRASH_REPAIR_OUT; fails when
-# errors are left. A repair is what such a filesystem needs after a crash
+# crash_repair: repair what the cut left with the plug-in's fs_repair,
+# where the filesystem has no journal (ext2, minix, exfat), its output in
+# CRASH_REPAIR_OUT; fails when errors are left. A repair is what such a filesystem needs after a crash
 # (bitmaps and counts ahead of or behind the inodes): it is not a failure.
 # ext4 and XFS replay their journal at mount and need none.
 crash_repair() {
-	: >$CRASH_REPAIR_OUT
-	case $FS_TYPE in
-	ext2) e2fsck -f -y "$FS_DEV" >$CRASH_REPAIR_OUT 2>&1 ;;
-	minix) fsck.minix -a -f "$FS_DEV" >$CRASH_REPAIR_OUT 2>&1 ;;
-	exfat) fsck.exfat -y "$FS_DEV" >$CRASH_REPAIR_OUT 2>&1 ;;
-	*) return 0 ;;
-	esac
+	fs_repair >$CRASH_REPAIR_OUT 2>&1
 	rc=$?
-	# e2fsck and fsck.exfat exit 1, fsck.minix 3, after repairing.
-	case $FS_TYPE:$rc in
-	*:0) ;;
-	ext2:1 | exfat:1 | minix:3)
+	# The plug-in says which status means repaired (e2fsck and
+	# fsck.exfat 1, fsck.minix 3).
+	if [ $rc = 0 ]; then
+		return 0
+	elif [ "$rc" = "$FS_REPAIRED" ]; then
 		echo "# $FS_TYPE repaired after the cut" \
 			"($(grep -vc '^ *$' $CRASH_REPAIR_OUT) lines of output)"
-		;;
-	*) return 1 ;;
-	esac
+	else
+		return 1
+	fi
 }
 
 # crash_open NAME: load filesystem NAME (its first variant), put the

@@ -175,6 +175,16 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #                known failure (known_failure) while it fails, and fails
 #                once it passes, so that the entry goes with the fix
 #   FS_KNOWN_DEFECTS_STOCK  the same for stock 6.12, where that differs
+#   FS_CRASH     what a power cut (tests/crash.sh) may expect of it, words
+#                of: names (a file's fsync makes its new name durable),
+#                unordered (no journal, no order between data and the
+#                metadata that links it), sync-frees (its fsck may give a
+#                block a truncate freed to the wrong file: truncates are
+#                made durable at once); none: a journal, names not durable
+#   FS_REPAIRED  the exit status of fs_repair that means "repaired" (a
+#                crash leaves a filesystem without a journal to repair)
+# and may define fs_repair (repair FS_DEV after a power cut; by default
+# nothing: a journal is replayed at mount)
 #   FS_FIO_BS    the block size of the fio verify run (default: FS_BLOCK)
 #   FS_DEV       the device it is made on (default: TEST_DEV)
 #   FS_MODEL_CAPS_STOCK  what fsmodel may rely on in stock 6.12, where that
@@ -198,6 +208,12 @@ fs_load() {
 	FS_SKIP_CHECKS=
 	FS_KNOWN_DEFECTS=
 	unset FS_KNOWN_DEFECTS_STOCK
+	# shellcheck disable=SC2034 # read by tests/crash.sh
+	FS_CRASH=
+	# shellcheck disable=SC2034 # read by tests/crash.sh
+	FS_REPAIRED=
+	# shellcheck disable=SC2317 # called by tests/crash.sh
+	fs_repair() { :; }
 	# shellcheck disable=SC2034 # read by the tests
 	FS_FIO_BS=
 	FS_DEV=$TEST_DEV

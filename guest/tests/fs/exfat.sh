@@ -38,6 +38,9 @@ FS_KNOWN_DEFECTS="dsync_direct_write: an O_DSYNC or RWF_DSYNC O_DIRECT write ove
 # Stock 6.12's exfat writes directly through blockdev_direct_IO(), which
 # syncs after every O_DSYNC write: the same case passes there.
 FS_KNOWN_DEFECTS_STOCK=
+# What a power cut may expect (FS_CRASH in tests/lib.sh, tests/crash.sh).
+FS_CRASH="names unordered"
+FS_REPAIRED=1
 fs_label() {
 	echo "exfat ${1}b clusters"
 }
@@ -62,4 +65,8 @@ fs_fsck() {
 
 fs_mounted() {
 	check_eq "$1 cluster size" "$(stat -f -c %s "$3")" "$2"
+}
+
+fs_repair() {
+	fsck.exfat -y "$FS_DEV"
 }

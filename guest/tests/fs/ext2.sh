@@ -26,6 +26,9 @@ FS_MODEL_CAPS="dio copy seek fiemap"
 # iomap trusts FUA alone and skips the sync, and the metadata an earlier
 # buffered write left dirty (the size) is not written.
 FS_KNOWN_DEFECTS="dsync_direct_write: an O_DSYNC or RWF_DSYNC O_DIRECT write over blocks an unsynced buffered write allocated loses the file's size at a power cut"
+# What a power cut may expect (FS_CRASH in tests/lib.sh, tests/crash.sh).
+FS_CRASH=unordered
+FS_REPAIRED=1
 fs_label() {
 	echo ext2
 }
@@ -40,4 +43,8 @@ fs_fsck() {
 
 fs_mounted() {
 	check_eq "$1 block size" "$(stat -f -c %S "$3")" 4096
+}
+
+fs_repair() {
+	e2fsck -f -y "$FS_DEV"
 }

@@ -27,6 +27,9 @@ FS_MODEL_CAPS_STOCK=seek
 # iomap trusts FUA alone and skips the sync, and the metadata an earlier
 # buffered write left dirty (the size) is not written.
 FS_KNOWN_DEFECTS="dsync_direct_write: an O_DSYNC or RWF_DSYNC O_DIRECT write over blocks an unsynced buffered write allocated loses the file's size at a power cut"
+# What a power cut may expect (FS_CRASH in tests/lib.sh, tests/crash.sh).
+FS_CRASH="unordered sync-frees"
+FS_REPAIRED=3
 fs_label() {
 	echo "minix v$1"
 }
@@ -52,4 +55,8 @@ fs_mounted() {
 	*" $got "*) pass "$1 mounted as v$2" ;;
 	*) fail "$1 mounted as v$2" "f_type $got, want one of $want" ;;
 	esac
+}
+
+fs_repair() {
+	fsck.minix -a -f "$FS_DEV"
 }

@@ -15,6 +15,8 @@ FS_MODEL_CAPS="dio dioalign copy seek fiemap eofzero
 	falloc=alloc,keep,punch,zero,zero-keep,collapse,insert
 	nowait=read,write,dread,dwrite"
 
+# What a power cut may expect (FS_CRASH in tests/lib.sh, tests/crash.sh).
+FS_CRASH=names
 fs_label() {
 	echo xfs
 }
