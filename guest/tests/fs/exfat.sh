@@ -28,16 +28,6 @@ FS_DEV=/dev/mapper/exfat
 EXFAT_SECTORS=131072
 EXFAT_STALE=0x5e5e
 
-# Found by t-45's power cuts, not fixed yet (FS_KNOWN_DEFECTS in
-# tests/lib.sh): a direct write's mapping sets IOMAP_F_DIRTY only for an
-# allocation or a write past EOF (the series'
-# exfat_iomap_begin(), as ext2's), so
-# iomap trusts FUA alone and skips the sync, and the metadata an earlier
-# buffered write left dirty (the size) is not written.
-FS_KNOWN_DEFECTS="dsync_direct_write: an O_DSYNC or RWF_DSYNC O_DIRECT write over blocks an unsynced buffered write allocated loses the file's size at a power cut"
-# Stock 6.12's exfat writes directly through blockdev_direct_IO(), which
-# syncs after every O_DSYNC write: the same case passes there.
-FS_KNOWN_DEFECTS_STOCK=
 # What a power cut may expect (FS_CRASH in tests/lib.sh, tests/crash.sh).
 FS_CRASH="names unordered"
 FS_REPAIRED=1

@@ -20,13 +20,6 @@ FS_ENTRY_POINTS="fs/minix/file.o:minix_file_read_iter=mm/filemap.o:generic_file_
 FS_MODEL_CAPS="dio seek"
 FS_MODEL_CAPS_STOCK=seek
 
-# Found by t-45's power cuts, not fixed yet (FS_KNOWN_DEFECTS in
-# tests/lib.sh): a direct write's mapping sets IOMAP_F_DIRTY only for an
-# allocation or a write past EOF (the series'
-# minix_iomap_begin(), as ext2's), so
-# iomap trusts FUA alone and skips the sync, and the metadata an earlier
-# buffered write left dirty (the size) is not written.
-FS_KNOWN_DEFECTS="dsync_direct_write: an O_DSYNC or RWF_DSYNC O_DIRECT write over blocks an unsynced buffered write allocated loses the file's size at a power cut"
 # What a power cut may expect (FS_CRASH in tests/lib.sh, tests/crash.sh).
 FS_CRASH="unordered sync-frees"
 FS_REPAIRED=3
