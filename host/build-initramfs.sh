@@ -56,7 +56,7 @@ cp "$REPO_DIR"/guest/tests/*.sh "$root/tests/"
 mkdir -p "$root/tests/fs"
 cp "$FS_PLUGIN_DIR"/*.sh "$root/tests/fs/"
 cp "$REPO_DIR"/guest/bench/*.sh "$root/bench/"
-cp "$REPO_DIR"/guest/lib/*.sh "$root/lib/iomap/"
+cp "$REPO_DIR"/guest/lib/*.sh "$REPO_DIR"/guest/lib/*.awk "$root/lib/iomap/"
 cp "$REPO_DIR/guest/init" "$root/init"
 chmod +x "$root/init" "$root"/tests/*.sh "$root"/bench/*.sh
 echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"

@@ -39,11 +39,9 @@ for kernel in $TEST_KERNELS; do
 	if [ "$booted" -ne 0 ] || [ -z "$summary" ]; then
 		# Count the checks the guest reported before it stopped (the
 		# tests' KTAP result lines, one level in), and the stop.
-		summary=$(tr -d '\r' <"$log" | awk '
-			/^  (not )?ok [0-9]+ [^#]*# (SKIP|TODO)/ { s++; next }
-			/^  ok [0-9]+/ { p++ }
-			/^  not ok [0-9]+/ { f++ }
-			END { printf "%d passed, %d failed, %d skipped", p, f + 1, s }')
+		read -r p f s < <(tr -d '\r' <"$log" |
+			awk -v prefix="  " -f "$REPO_DIR/guest/lib/ktap-count.awk")
+		summary="$p passed, $((f + 1)) failed, $s skipped"
 		echo "FAIL $kernel kernel: the guest did not finish the suite" >&2
 	fi
 	# The failed checks, each after its test's name, and the failed test

@@ -48,13 +48,9 @@ nested() {
 }
 
 # count_results FILE: the passed, failed and skipped results among FILE's
-# KTAP result lines at its own level (deeper ones are indented); a known
-# failure (# TODO) counts with the skipped.
+# KTAP result lines at its own level (/lib/iomap/ktap-count.awk).
 count_results() {
-	awk '/^(not )?ok [0-9]+ [^#]*# (SKIP|TODO)/ { s++; next }
-		/^ok [0-9]+/ { p++ }
-		/^not ok [0-9]+/ { f++ }
-		END { print p + 0, f + 0, s + 0 }' "$1"
+	awk -v prefix= -f /lib/iomap/ktap-count.awk "$1"
 }
 
 # reset_after_kill: a test killed at its limit leaves what it made behind
