@@ -77,7 +77,8 @@ QUICK ?= 0
 # Devices: nullb (memory-backed null_blk), nvme (QEMU's emulated NVMe).
 bench.icount.DEVICES ?= nullb
 bench.realtime.DEVICES ?= nullb nvme
-# What fio reads: a file on ext4 or XFS, or the raw device.
+# What fio reads: the raw device, or a file on a filesystem whose plug-in
+# (guest/tests/fs/NAME.sh) lists dio in FS_BENCHES: ext4, xfs.
 TARGETS ?= ext4 xfs raw
 # fio engines: psync (run once, at QD 1, under icount; as synchronous jobs
 # in realtime), libaio, io_uring, io_uring_poll (io_uring --hipri).
@@ -175,7 +176,8 @@ ladder.NAME ?= ladder
 ## make bench-db: MariaDB and sysbench, in guest instructions per query
 
 DB_KERNELS ?= series=lean
-# Filesystems, each a guest/tests/fs/ plug-in.
+# Filesystems whose guest/tests/fs/ plug-ins list db in FS_BENCHES: ext4,
+# xfs.
 FSES ?= ext4 xfs
 # sysbench tables and rows per table (about 12 MiB of InnoDB data each).
 TABLES ?= 4
@@ -191,10 +193,13 @@ db.NAME ?= db
 ## make bench-seq: buffered sequential throughput, exfat or minix
 
 SEQ_KERNELS ?= series=lean
-# exfat, or minix (v3, 1 KiB blocks).
+# A filesystem whose plug-in (guest/tests/fs/NAME.sh) lists seq in
+# FS_BENCHES: exfat, or minix.
 FS ?= exfat
-# exfat's cluster size.
-CLUSTER ?= 4k
+# Its variant, one of the plug-in's FS_VARIANTS (exfat: the cluster size in
+# bytes; minix: the version, in 1 KiB blocks); empty: FS_BENCH_VARIANT
+# (exfat 4096, minix 3).
+VARIANT ?=
 # MiB written and read per run, split over the writers.
 FILE_MB ?= 256
 # fio block size.

@@ -31,6 +31,22 @@ max_qd=0
 for qd in $QDS; do
 	[ "$qd" -gt "$max_qd" ] && max_qd=$qd
 done
+# The cells of a target and read size, ENGINE:QD each, the guest's list
+# (CELLS): every engine at every depth of QDS, but psync, under icount,
+# once, at QD 1: more jobs on the one pinned vCPU only take turns, and the
+# count does not drift. The profiles run PROFILE_ENGINE at its deepest.
+cells=()
+for engine in $ENGINES; do
+	if [ "$CLOCK" = icount ] && [ "$engine" = psync ]; then
+		cells+=(psync:1)
+	else
+		for qd in $QDS; do
+			cells+=("$engine:$qd")
+		done
+	fi
+done
+profile_qd=$max_qd
+[ "$CLOCK:$PROFILE_ENGINE" != icount:psync ] || profile_qd=1
 
 # A LAYOUT other than fresh is made on a filesystem only as large as
 # mkfrag needs, since it fills all of it: twice the test file, 64 MiB for
@@ -70,24 +86,16 @@ export GUEST_APPEND="$GUEST_APPEND ${nullb_params[*]/#/null_blk.}"
 # results/METHOD.md, "Timings here"). The timeout is twice that and 15 min, so that only
 # a hung guest reaches it.
 targets=$(($(wc -w <<<"$DEVICES") * $(wc -w <<<"$TARGETS")))
-cells=0
-for engine in $ENGINES; do
-	if [ "$CLOCK" = icount ] && [ "$engine" = psync ]; then
-		cells=$((cells + 1))
-	else
-		cells=$((cells + $(wc -w <<<"$QDS")))
-	fi
-done
-cells=$((cells * $(wc -w <<<"$BSS")))
+cells_per_target=$((${#cells[@]} * $(wc -w <<<"$BSS")))
 if [ "$CLOCK" = icount ]; then
 	host_per_guest_s=8 fio_start=2
-	runs=$((targets * cells * 2 * ROUNDS))
+	runs=$((targets * cells_per_target * 2 * ROUNDS))
 	profiles=$((targets * 2 * PROFILE_ROUNDS))
 	est=$((runs * (host_per_guest_s * ($(ms "$RAMP") + $(ms "$RUNTIME")) / \
 		1000 + fio_start) + profiles * (host_per_guest_s * \
 		$(ms "$PROFILE_RUNTIME") / 1000 + 5) + targets * 40))
 else
-	runs=$((targets * (cells + PEAK) * 2 * ROUNDS))
+	runs=$((targets * (cells_per_target + PEAK) * 2 * ROUNDS))
 	est=$((runs * (RAMP + RUNTIME + 1) + targets * 30))
 fi
 export BOOT_TIMEOUT=$((2 * est + 900))
@@ -101,6 +109,7 @@ TARGETS="$TARGETS"
 CLOCK=$CLOCK
 ENGINES="$ENGINES"
 QDS="$QDS"
+CELLS="${cells[*]}"
 BSS="$BSS"
 ROUNDS=$ROUNDS
 RUNTIME=$RUNTIME
@@ -112,6 +121,7 @@ BUFFERS=$BUFFERS
 PIN=$PIN
 PEAK_QD=$max_qd
 PROFILE_ENGINE=$PROFILE_ENGINE
+PROFILE_QD=$profile_qd
 PROFILE_ROUNDS=$PROFILE_ROUNDS
 PROFILE_PERIOD=$PROFILE_PERIOD
 PROFILE_RUNTIME=$PROFILE_RUNTIME

@@ -6,7 +6,7 @@
 # (host/report/seq.py).
 #
 # Settings (config/defaults.mk): SEQ_KERNELS (e.g. "stock=... series=lean"
-# for a before/after table), FS, CLUSTER, FILE_MB, BS, WRITERS, ROUNDS
+# for a before/after table), FS, VARIANT, FILE_MB, BS, WRITERS, ROUNDS
 # (runs per setting), PROFILE, NAME.
 set -euo pipefail
 # shellcheck source=host/common.sh
@@ -15,11 +15,9 @@ set -euo pipefail
 . "$REPO_DIR/host/settings.sh"
 seq_settings
 lock_cache "make bench-seq"
-# The device's sectors are no larger than the filesystem's blocks.
-case "$FS" in
-exfat) sector=4096 ;;
-minix) sector=1024 ;;
-esac
+# The device's sectors, no larger than the filesystem's blocks: the
+# plug-in's FS_BENCH_SECTOR.
+sector=$(fs_plugin_values_of "$FS" FS_BENCH_SECTOR)
 results=$REPO_DIR/results/$(date +%F)-$NAME
 
 # null_blk as the bench has it: memory-backed, completing in the
@@ -40,7 +38,7 @@ for spec in $SEQ_KERNELS; do
 	share=$(bench_share "$raw" "$label")
 	cat >"$share/seq.conf" <<CONF
 FS=$FS
-CLUSTER=$CLUSTER
+VARIANT=$VARIANT
 FILE_MB=$FILE_MB
 BS=$BS
 WRITERS="$WRITERS"

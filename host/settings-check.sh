@@ -39,6 +39,7 @@ done
 if [ -d /usr/share/sysbench ]; then
 	expect ok db
 	expect fail db WORKLOADS=oltp_nothing
+	expect fail db FSES=exfat
 fi
 expect ok bench CLOCK=realtime QUICK=1
 expect ok bench QUICK=1 BSS=4k
@@ -62,6 +63,9 @@ expect fail bench NAME=a/b
 expect fail ladder LADDER=no-such-topic
 expect fail ladder CLOCK=realtime
 expect fail seq FS=ext4
+expect fail seq FS=exfat VARIANT=3
+expect ok seq FS=minix VARIANT=2
+expect fail bench TARGETS="ext4 minix"
 expect fail seq BS=4q
 expect fail seq CLOCK=realtime
 expect fail soak SOAK_KERNELS=a=lean

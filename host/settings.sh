@@ -7,6 +7,8 @@
 
 # shellcheck source=guest/lib/units.sh
 . "$REPO_DIR/guest/lib/units.sh"
+# shellcheck source=guest/lib/engines.sh
+. "$REPO_DIR/guest/lib/engines.sh"
 
 # check_some WHAT LIST: LIST has a word at least.
 check_some() {
@@ -83,6 +85,17 @@ check_filesystems() {
 	for fs in $2; do
 		[ -f "$FS_PLUGIN_DIR/$fs.sh" ] ||
 			die "$1: no guest/tests/fs/$fs.sh"
+	done
+}
+
+# bench_filesystems BENCH: the filesystems whose plug-in lists BENCH (dio,
+# db or seq) in FS_BENCHES.
+bench_filesystems() {
+	local fs
+	for fs in $(fs_plugins); do
+		if fs_plugin_values_of "$fs" FS_BENCHES | grep -qx "$1"; then
+			echo "$fs"
+		fi
 	done
 }
 
@@ -174,7 +187,7 @@ test_settings() {
 # make bench's. Sets BENCH_MODE, full or quick (QUICK=1), and min_bs, the
 # smallest of BSS in bytes.
 bench_settings() {
-	local scopes bs b qd
+	local scopes bs b qd allowed
 	setting CLOCK bench
 	check_word CLOCK "$CLOCK" icount realtime
 	setting QUICK
@@ -198,9 +211,11 @@ bench_settings() {
 	fi
 
 	check_words DEVICES "$DEVICES" nullb nvme
-	check_words TARGETS "$TARGETS" ext4 xfs raw
-	check_words ENGINES "$ENGINES" libaio io_uring io_uring_poll psync
-	check_word PROFILE_ENGINE "$PROFILE_ENGINE" libaio io_uring io_uring_poll psync
+	mapfile -t allowed < <(bench_filesystems dio)
+	check_words TARGETS "$TARGETS" raw "${allowed[@]}"
+	read -ra allowed <<<"$DIO_ENGINES"
+	check_words ENGINES "$ENGINES" "${allowed[@]}"
+	check_word PROFILE_ENGINE "$PROFILE_ENGINE" "${allowed[@]}"
 	check_ints QDS "$QDS" 1
 	for qd in $QDS; do
 		[ "$qd" -le 1024 ] || die "QDS: $qd is deeper than the devices' 1024 tags"
@@ -274,14 +289,15 @@ ladder_settings() {
 
 # make bench-db's.
 db_settings() {
-	local workload
+	local workload allowed
 	icount_only "make bench-db"
 	settings db DB_KERNELS FSES TABLES TABLE_ROWS BUFFER_POOL WORKLOADS \
 		RUN_SECONDS ROUNDS NAME
 	boot_settings db
 	build_settings
 	check_kernels DB_KERNELS
-	check_filesystems FSES "$FSES"
+	mapfile -t allowed < <(bench_filesystems db)
+	check_words FSES "$FSES" "${allowed[@]}"
 	check_int TABLES "$TABLES" 1
 	check_int TABLE_ROWS "$TABLE_ROWS" 1
 	check_int RUN_SECONDS "$RUN_SECONDS" 1
@@ -298,13 +314,16 @@ db_settings() {
 
 # make bench-seq's.
 seq_settings() {
+	local allowed
 	icount_only "make bench-seq"
-	settings seq SEQ_KERNELS FS CLUSTER FILE_MB BS WRITERS ROUNDS PROFILE NAME
+	settings seq SEQ_KERNELS FS VARIANT FILE_MB BS WRITERS ROUNDS PROFILE NAME
 	boot_settings seq
 	build_settings
 	check_kernels SEQ_KERNELS
-	check_word FS "$FS" exfat minix
-	check_size CLUSTER "$CLUSTER"
+	mapfile -t allowed < <(bench_filesystems seq)
+	check_word FS "$FS" "${allowed[@]}"
+	mapfile -t allowed < <(fs_plugin_values_of "$FS" FS_VARIANTS)
+	[ -z "$VARIANT" ] || check_word VARIANT "$VARIANT" "${allowed[@]}"
 	check_size BS "$BS"
 	check_int FILE_MB "$FILE_MB" 1
 	check_ints WRITERS "$WRITERS" 1

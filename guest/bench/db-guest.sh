@@ -19,6 +19,8 @@ SIMPLE=/sys/kernel/iomap/simple_read
 . /lib/iomap/share.sh
 # shellcheck source=guest/lib/trace.sh
 . /lib/iomap/trace.sh
+# shellcheck source=guest/lib/bench-fs.sh
+. /lib/iomap/bench-fs.sh
 share_open db db.conf FSES TABLES TABLE_ROWS BUFFER_POOL WORKLOADS \
 	RUN_SECONDS ROUNDS || exit 1
 : >$OUT/errors.txt
@@ -163,10 +165,9 @@ EOF
 
 for fs in $FSES; do
 	mkdir -p "$OUT/$fs"
-	export FS_DEV=$DEV
-	# shellcheck source=/dev/null
-	. "/tests/fs/$fs.sh"
-	if ! fs_mkfs >/dev/null 2>&1 || ! mount -t "$FS_TYPE" $DEV $ROOT/mnt; then
+	bench_fs "$fs" $DEV
+	if ! fs_bench_mkfs "$FS_BENCH_VARIANT" >/dev/null 2>&1 ||
+		! mount -t "$FS_TYPE" $DEV $ROOT/mnt; then
 		error "cannot make and mount $fs on $DEV"
 		continue
 	fi

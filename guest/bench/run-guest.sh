@@ -4,8 +4,8 @@
 # bench.conf, which this script sources; everything measured goes back
 # there raw, and the host turns it into results/ (host/report/report.py).
 #
-# For each device, target (ext4, xfs, raw), read size, fio engine and
-# queue depth, a "cell" runs fio ROUNDS times with
+# For each device, target (raw, or a filesystem made by its plug-in), read
+# size, fio engine and queue depth, a "cell" runs fio ROUNDS times with
 # /sys/kernel/iomap/simple_read=0 and ROUNDS times with 1, interleaved ABBA
 # (0,1,1,0,0,1,...), so that slow drift of the host (TCG on a shared
 # machine) hits both settings alike. Then, on the same file, the uring-peak
@@ -16,7 +16,7 @@
 # instructions, so a run is measured by fio alone (no /proc/stat window,
 # whose snapshots would run on the other vCPU and add to the clock), raw
 # runs once per round (simple_read cannot change it), psync once, at QD 1
-# (more jobs on the one pinned vCPU only take turns), and the profiles
+# (host/run-bench.sh's list of cells, CELLS), and the profiles
 # sample every PROFILE_PERIOD ns of guest time, i.e. every PROFILE_PERIOD
 # instructions, PROFILE_ROUNDS times each, raw included. With PROFILER=insn
 # (icount only) the profiles are exact instead: the host's QEMU plugin
@@ -32,11 +32,13 @@ MNT=/mnt/bench
 . /lib/iomap/trace.sh
 # shellcheck source=guest/lib/units.sh
 . /lib/iomap/units.sh
+# shellcheck source=guest/lib/bench-fs.sh
+. /lib/iomap/bench-fs.sh
 
 # Every setting comes from the host (host/run-bench.sh holds the defaults);
 # PROFILE_PERIOD is empty in realtime mode.
-share_open bench bench.conf DEVICES TARGETS CLOCK ENGINES QDS BSS ROUNDS \
-	RUNTIME RAMP SIZE_MB LAYOUT LAYOUT_FS_MB BUFFERS PIN PEAK_QD PROFILE_ENGINE PROFILE_ROUNDS \
+share_open bench bench.conf DEVICES TARGETS CLOCK CELLS BSS ROUNDS \
+	RUNTIME RAMP SIZE_MB LAYOUT LAYOUT_FS_MB BUFFERS PIN PEAK_QD PROFILE_ENGINE PROFILE_QD PROFILE_ROUNDS \
 	PROFILE_RUNTIME PEAK PROFILER INSN_IOS PROFILE_BS || exit 1
 mkdir -p $MNT $OUT/fio $OUT/stat $OUT/peak $OUT/perf
 # Without address-space randomisation fio's buffers sit at the same
@@ -152,27 +154,23 @@ run_fio() {
 	fi
 }
 
-# prepare TARGET: a fresh filesystem with a fully written test file of
-# SIZE_MB laid out as LAYOUT says (or, raw, the device's first SIZE_MB
-# written), once per target and device; sets $file.
+# prepare TARGET: a fresh filesystem, made by its plug-in
+# (/lib/iomap/bench-fs.sh), with a fully written test file of SIZE_MB laid
+# out as LAYOUT says (or, raw, the device's first SIZE_MB written), once
+# per target and device; sets $file.
 prepare() {
 	umount $MNT 2>/dev/null
-	# mkfrag writes all of the filesystem once: it gets LAYOUT_FS_MB
-	# (host/run-bench.sh), not the whole device.
-	fs_mb=
-	[ "$LAYOUT" = fresh ] || fs_mb=$LAYOUT_FS_MB
-	case "$1" in
-	raw) file=$dev ;;
-	# Inode tables and journal initialised now: ext4lazyinit would
-	# otherwise write them in the background during the measurements.
-	ext4) mkfs.ext4 -q -F -b 4096 ${fs_mb:+-m 0} \
-		-E lazy_itable_init=0,lazy_journal_init=0 "$dev" \
-		${fs_mb:+"${fs_mb}M"} ;;
-	xfs) mkfs.xfs -q -f -b size=4096 ${fs_mb:+-d} \
-		${fs_mb:+"size=${fs_mb}m"} "$dev" ;;
-	esac || return 1
-	if [ "$1" != raw ]; then
-		mount -t "$1" -o noatime "$dev" $MNT || return 1
+	if [ "$1" = raw ]; then
+		file=$dev
+	else
+		# mkfrag writes all of the filesystem once: it gets
+		# LAYOUT_FS_MB (host/run-bench.sh), not the whole device.
+		fs_mb=
+		[ "$LAYOUT" = fresh ] || fs_mb=$LAYOUT_FS_MB
+		bench_fs "$1" "$dev"
+		# shellcheck disable=SC2086 # no MB for a fresh file
+		fs_bench_mkfs "$FS_BENCH_VARIANT" $fs_mb || return 1
+		mount -t "$FS_TYPE" -o noatime "$dev" $MNT || return 1
 		file=$MNT/testfile
 	fi
 	if [ "$1" = raw ] || [ "$LAYOUT" = fresh ]; then
@@ -183,12 +181,8 @@ prepare() {
 	fi
 	# Space the filesystem keeps back from files stays free when mkfrag's
 	# spacer fills the rest, and in one piece: the test file would get
-	# some of it. No space is kept back for root (mkfs.ext4 -m 0 above)
-	# nor for metadata.
-	case "$1" in
-	ext4) echo 0 >"/sys/fs/ext4/${dev#/dev/}/reserved_clusters" ;;
-	xfs) xfs_io -x -c "resblks 0" $MNT >/dev/null ;;
-	esac || return 1
+	# some of it. The plug-in's mkfs keeps none back for root.
+	fs_bench_no_reserve $MNT || return 1
 	mkfrag "$file" "${SIZE_MB}M" "$LAYOUT" && sync && layout_check
 }
 
@@ -298,7 +292,7 @@ peak() {
 profile_window() {
 	prof_ms=$(ms "$PROFILE_RUNTIME")
 	# shellcheck disable=SC2046 # fio_job prints a list of words
-	fio $(fio_job "$file" "$PROFILE_ENGINE" "$profile_qd" \
+	fio $(fio_job "$file" "$PROFILE_ENGINE" "$PROFILE_QD" \
 		"$((prof_ms + 300))ms" "$PROFILE_BS") >/dev/null 2>/tmp/fio.err &
 	fpid=$!
 	sleep "$(awk -v m=$(($(ms "$RAMP") + 100)) 'BEGIN { print m / 1000 }')"
@@ -318,7 +312,7 @@ insn_profile() {
 	for n in "$INSN_IOS" $((2 * INSN_IOS)); do
 		insn-mark
 		# shellcheck disable=SC2046 # fio_job prints a list of words
-		fio $(fio_job "$file" "$PROFILE_ENGINE" "$profile_qd" "ios=$n" \
+		fio $(fio_job "$file" "$PROFILE_ENGINE" "$PROFILE_QD" "ios=$n" \
 			"$PROFILE_BS") \
 			>/dev/null 2>/tmp/fio.err ||
 			error "fio $1 ($n reads): $(tail -n 2 /tmp/fio.err | tr '\n' ' ')"
@@ -327,7 +321,7 @@ insn_profile() {
 	echo "$1" >>$OUT/insn/order.txt
 }
 
-# profile: perf record of PROFILE_ENGINE reads of PROFILE_BS at profile_qd
+# profile: perf record of PROFILE_ENGINE reads of PROFILE_BS at PROFILE_QD
 # depth with each setting (raw: once); the report lists the top symbols,
 # kernel ones resolved from /proc/kallsyms. Realtime: -g at 1000 Hz, one
 # profile per setting, the whole fio run. icount: the steady part only
@@ -357,7 +351,7 @@ profile() {
 				# shellcheck disable=SC2046,SC2086 # lists of words
 				perf record -q $perf_cpus $sampling -e "$PERF_EVENT" \
 					-o /tmp/perf.data -- fio $(fio_job "$file" \
-					"$PROFILE_ENGINE" "$profile_qd" "$PROFILE_RUNTIME" \
+					"$PROFILE_ENGINE" "$PROFILE_QD" "$PROFILE_RUNTIME" \
 					"$PROFILE_BS") \
 					>/dev/null 2>/tmp/perf.err ||
 					error "perf record $name: $(tail -n 2 /tmp/perf.err)"
@@ -380,22 +374,25 @@ profile() {
 	done
 }
 
-# Kernel symbols for perf, and samples of the kernel for everyone.
-echo 0 >/proc/sys/kernel/kptr_restrict
-# The exact profiles' addresses are resolved on the host: the text symbols.
-if [ "$PROFILER" = insn ] && [ "$PROFILE_ROUNDS" != 0 ]; then
-	mkdir -p $OUT/insn
-	grep ' [tT] ' /proc/kallsyms >$OUT/insn/kallsyms.txt
-fi
-echo -1 >/proc/sys/kernel/perf_event_paranoid
-# Under TCG there is no PMU and perf silently samples cpu-clock instead of
-# cycles: take the event name from what a probe recording really used.
-perf record -q -e cycles -o /tmp/probe.data true >/dev/null 2>&1
-PERF_EVENT=$(perf evlist -i /tmp/probe.data 2>/dev/null)
-PERF_EVENT=${PERF_EVENT:-cpu-clock}
-rm -f /tmp/probe.data
+# perf_setup: kernel symbols and samples for perf, the text symbols for
+# the exact profiles (resolved on the host), and PERF_EVENT, the event perf
+# really samples: under TCG there is no PMU and perf silently samples
+# cpu-clock instead of cycles, so it is taken from a probe recording.
+perf_setup() {
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	if [ "$PROFILER" = insn ] && [ "$PROFILE_ROUNDS" != 0 ]; then
+		mkdir -p $OUT/insn
+		grep ' [tT] ' /proc/kallsyms >$OUT/insn/kallsyms.txt
+	fi
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	perf record -q -e cycles -o /tmp/probe.data true >/dev/null 2>&1
+	PERF_EVENT=$(perf evlist -i /tmp/probe.data 2>/dev/null)
+	PERF_EVENT=${PERF_EVENT:-cpu-clock}
+	rm -f /tmp/probe.data
+}
 
-{
+# guest_meta: what the guest runs with, for the report's metadata.
+guest_meta() {
 	echo "clock=$CLOCK"
 	echo "simple_read_switch=$HAVE_SIMPLE"
 	echo "guest_kernel=$(uname -r)"
@@ -414,58 +411,33 @@ rm -f /tmp/probe.data
 		echo "null_blk.${p##*/}=$(cat "$p")"
 	done
 	echo "nvme.poll_queues=$(cat /sys/module/nvme/parameters/poll_queues)"
-} >$OUT/guest-meta.txt
+	# The report takes the profiles' depth from here.
+	echo "profile_qd=$PROFILE_QD"
+}
 
-# qds ENGINE: the queue depths ENGINE runs at: QDS, but under icount
-# psync runs once, at QD 1, whatever QDS says.
-qds() {
-	if [ "$CLOCK" = icount ] && [ "$1" = psync ]; then
-		echo 1
+# fio_buffer: with BUFFERS=spread, fio reads into one file on tmpfs
+# (FIO_BUFFER): the same pages in every run, none of them right after the
+# page before it in memory (guest/tools/mkbuf.c), so a read of several
+# pages always gets a bio_vec per page. In buffers of fio's own
+# (BUFFERS=anon), pages that happened to be contiguous were merged, and a
+# run of 16 KiB reads cost up to 110 instructions per read less than
+# another (results/METHOD.md, "The buffers"). Room for the deepest queue of
+# the largest reads. Says which in guest-meta.txt.
+FIO_BUFFER=/tmp/fio-buffer
+fio_buffer() {
+	max_bs=0
+	for bs in $BSS; do
+		[ "$(bytes "$bs")" -le "$max_bs" ] || max_bs=$(bytes "$bs")
+	done
+	if [ "$BUFFERS" = anon ]; then
+		echo "fio_buffer=fio's own anonymous memory (--iomem=malloc)" >>$OUT/guest-meta.txt
+	elif made=$(mkbuf $FIO_BUFFER $((PEAK_QD * max_bs + 8192)) 2>&1); then
+		echo "fio_buffer=$FIO_BUFFER: $made" >>$OUT/guest-meta.txt
 	else
-		echo "$QDS"
+		error "$made"
+		return 1
 	fi
 }
-
-# shellcheck disable=SC2046,SC2086 # the lists split into words on purpose
-{
-	per_target=0
-	for engine in $ENGINES; do
-		per_target=$((per_target + $(count $(qds "$engine"))))
-	done
-	per_target=$((per_target * $(count $BSS)))
-	per_device=$((per_target * $(count $TARGETS)))
-	ncells=$((per_device * $(count $DEVICES)))
-}
-# BUFFERS=spread: fio reads into one file on tmpfs: the same pages in
-# every run, none of them right after the page before it in memory
-# (guest/tools/mkbuf.c), so a read of several pages always gets a bio_vec
-# per page. In buffers of fio's own (BUFFERS=anon), pages that happened to
-# be contiguous were merged, and a run of 16 KiB reads cost up to 110
-# instructions per read less than another (results/METHOD.md, "The
-# buffers"). Room for the deepest queue of the largest reads.
-FIO_BUFFER=/tmp/fio-buffer
-max_bs=0
-for bs in $BSS; do
-	[ "$(bytes "$bs")" -le "$max_bs" ] || max_bs=$(bytes "$bs")
-done
-if [ "$BUFFERS" = anon ]; then
-	echo "fio_buffer=fio's own anonymous memory (--iomem=malloc)" >>$OUT/guest-meta.txt
-elif made=$(mkbuf $FIO_BUFFER $((PEAK_QD * max_bs + 8192)) 2>&1); then
-	echo "fio_buffer=$FIO_BUFFER: $made" >>$OUT/guest-meta.txt
-else
-	error "$made"
-	exit 1
-fi
-
-# The profiles run PROFILE_ENGINE at its deepest queue of the sweep: QD 1
-# for psync under icount. The report takes it from guest-meta.txt.
-profile_qd=$(qds "$PROFILE_ENGINE" | tr ' ' '\n' | sort -n | tail -n 1)
-echo "profile_qd=$profile_qd" >>$OUT/guest-meta.txt
-start=$(date +%s)
-cell=0
-echo "[bench] $ncells cells ($CLOCK): devices $DEVICES, targets $TARGETS," \
-	"sizes $BSS, engines $ENGINES, QD $QDS, $ROUNDS rounds of" \
-	"${RAMP}+${RUNTIME}"
 
 # null_blk's device for reads smaller than 4 KiB: nullb0 has a 4 KiB
 # logical block (null_blk copies a read one logical block at a time, so a
@@ -507,64 +479,93 @@ groups() {
 	[ -z "$large" ] || echo "$(dev_name "$1")$large"
 }
 
+# run_cells SIZES: the cells of the prepared target, for each read size
+# of SIZES: each ENGINE:QD of CELLS (host/run-bench.sh makes the list),
+# ROUNDS rounds of the round's settings.
+run_cells() {
+	for bs in $1; do
+		for c in $CELLS; do
+			engine=${c%:*} qd=${c#*:}
+			for r in $(seq 1 "$ROUNDS"); do
+				for s in $(settings "$r"); do
+					set_simple "$s"
+					run_fio "$label-$engine-bs$bs-qd$qd-s$s-r$r" \
+						"$engine" "$qd" "$bs"
+				done
+			done
+			progress "$label $engine bs$bs qd$qd"
+		done
+	done
+}
+
+# bench_target TARGET SIZES: TARGET on $dev: its test file, the path
+# check, the cells of SIZES, and the peak and the profiles where SIZES
+# hold PROFILE_BS.
 # shellcheck disable=SC2086 # the lists split into words on purpose
-for device in $DEVICES; do
-	if [ "$device" = nullb ] && [ "$(groups nullb | head -n 1 | cut -d' ' -f1)" = nullb1 ]; then
+bench_target() {
+	label=$device-$1
+	target=$1
+	t0=$(date +%s)
+	if ! prepare "$1"; then
+		error "$label: could not make the test file on $dev"
+		cell=$((cell + $(count $CELLS) * $(count $2)))
+		return
+	fi
+	echo "[bench] $label ($devname): test file written in" \
+		"$(($(date +%s) - t0))s"
+	path_check "$2"
+	run_cells "$2"
+	case " $2 " in
+	*" $PROFILE_BS "*)
+		[ "$PEAK" = 0 ] || peak
+		if [ "$PROFILE_ROUNDS" != 0 ] &&
+			{ [ "$1" != raw ] || [ "$CLOCK" = icount ]; }; then
+			profile
+		fi
+		;;
+	esac
+}
+
+# bench_device DEVICE: every target on DEVICE's block devices, each with
+# its read sizes (groups).
+# shellcheck disable=SC2086 # the lists split into words on purpose
+bench_device() {
+	device=$1
+	if [ "$1" = nullb ] && [ "$(groups nullb | head -n 1 | cut -d' ' -f1)" = nullb1 ]; then
 		nullb512 || error "nullb: could not make nullb1 (512-byte blocks)"
 	fi
-	groups "$device" >/tmp/groups
+	groups "$1" >/tmp/groups
 	while read -r devname sizes; do
 		dev=/dev/$devname
-		ncells_dev=$((per_device * $(count $sizes) / $(count $BSS)))
 		if [ ! -b "$dev" ]; then
-			error "$device: no block device $dev"
-			cell=$((cell + ncells_dev))
+			error "$1: no block device $dev"
+			cell=$((cell + $(count $CELLS) * $(count $sizes) * $(count $TARGETS)))
 			continue
 		fi
 		# Polled and interrupt completions alike in /proc/diskstats.
 		echo 1 >/sys/block/"$devname"/queue/iostats
-		echo "$device.$devname.io_poll=$(cat /sys/block/"$devname"/queue/io_poll)" \
+		echo "$1.$devname.io_poll=$(cat /sys/block/"$devname"/queue/io_poll)" \
 			"hw_queues=$(count /sys/block/"$devname"/mq/*)" \
 			"logical_block=$(cat /sys/block/"$devname"/queue/logical_block_size)" \
 			"sizes=$sizes" >>$OUT/guest-meta.txt
-		for target in $TARGETS; do
-			label=$device-$target
-			t0=$(date +%s)
-			if ! prepare "$target"; then
-				error "$label: could not make the test file on $dev"
-				cell=$((cell + ncells_dev / $(count $TARGETS)))
-				continue
-			fi
-			echo "[bench] $label ($devname): test file written in" \
-				"$(($(date +%s) - t0))s"
-			path_check "$sizes"
-			for bs in $sizes; do
-				for engine in $ENGINES; do
-					for qd in $(qds "$engine"); do
-						for r in $(seq 1 "$ROUNDS"); do
-							for s in $(settings "$r"); do
-								set_simple "$s"
-								run_fio "$label-$engine-bs$bs-qd$qd-s$s-r$r" \
-									"$engine" "$qd" "$bs"
-							done
-						done
-						progress "$label $engine bs$bs qd$qd"
-					done
-				done
-			done
-			case " $sizes " in
-			*" $PROFILE_BS "*)
-				[ "$PEAK" = 0 ] || peak
-				if [ "$PROFILE_ROUNDS" = 0 ]; then
-					:
-				elif [ "$target" != raw ] || [ "$CLOCK" = icount ]; then
-					profile
-				fi
-				;;
-			esac
+		for t in $TARGETS; do
+			bench_target "$t" "$sizes"
 		done
 		umount $MNT 2>/dev/null
 	done </tmp/groups
+}
+
+perf_setup
+guest_meta >$OUT/guest-meta.txt
+fio_buffer || exit 1
+# shellcheck disable=SC2086 # the lists split into words on purpose
+ncells=$(($(count $CELLS) * $(count $BSS) * $(count $TARGETS) * $(count $DEVICES)))
+start=$(date +%s)
+cell=0
+echo "[bench] $ncells cells ($CLOCK): devices $DEVICES, targets $TARGETS," \
+	"sizes $BSS, engine:QD $CELLS, $ROUNDS rounds of ${RAMP}+${RUNTIME}"
+for d in $DEVICES; do
+	bench_device "$d"
 done
 set_simple 1
 echo "[bench] done in $(($(date +%s) - start))s, $(wc -l <$OUT/errors.txt) errors"

@@ -1,7 +1,8 @@
 # shellcheck shell=sh
 # The sequential-throughput bench, run inside the guest by /init
 # (iomap.run=seq). host/run-seq-bench.sh exports a directory over 9p (tag
-# "out") holding seq.conf; this makes FS on null_blk and, for each number
+# "out") holding seq.conf; this makes FS on null_blk (its plug-in's
+# fs_bench_mkfs, /lib/iomap/bench-fs.sh) and, for each number
 # of jobs, ROUNDS times: a buffered sequential write of FILE_MB in all
 # (fsync at the end, so writeback counts), the page cache dropped, and a
 # buffered sequential read of the same files, each fio run's JSON kept,
@@ -12,7 +13,10 @@ DEV=/dev/nullb0
 
 # shellcheck source=guest/lib/share.sh
 . /lib/iomap/share.sh
-share_open seq seq.conf FS CLUSTER FILE_MB BS WRITERS ROUNDS PROFILE || exit 1
+# shellcheck source=guest/lib/bench-fs.sh
+. /lib/iomap/bench-fs.sh
+# VARIANT may be empty: the plug-in's FS_BENCH_VARIANT.
+share_open seq seq.conf FS FILE_MB BS WRITERS ROUNDS PROFILE || exit 1
 mkdir -p $MNT $OUT/fio $OUT/frag
 : >$OUT/errors.txt
 
@@ -21,17 +25,11 @@ error() {
 	echo "$*" >>$OUT/errors.txt
 }
 
-case "$FS" in
-exfat) mkfs="mkfs.exfat -c $CLUSTER" ;;
-minix) mkfs="mkfs.minix -3" ;;
-*)
-	error "FS=$FS: only exfat and minix are set up"
-	exit 1
-	;;
-esac
-
-if ! $mkfs $DEV >/dev/null 2>&1 || ! mount -t "$FS" $DEV $MNT; then
-	error "cannot make and mount $FS on $DEV"
+bench_fs "$FS" $DEV
+VARIANT=${VARIANT:-$FS_BENCH_VARIANT}
+mkfs="$FS variant $VARIANT (fs_bench_mkfs of tests/fs/$FS.sh)"
+if ! fs_bench_mkfs "$VARIANT" || ! mount -t "$FS_TYPE" $DEV $MNT; then
+	error "cannot make and mount $mkfs on $DEV"
 	exit 1
 fi
 

@@ -135,9 +135,9 @@ check_eq() {
 # The test disk: the first NVMe namespace the host attached.
 TEST_DEV=/dev/nvme0n1
 
-# The O_DIRECT read engines of dio-check that mean fio's engines of the
-# same names.
-DIO_ENGINES="psync libaio io_uring io_uring_poll"
+# The O_DIRECT read engines, DIO_ENGINES: dio-check's, named as fio's.
+# shellcheck source=guest/lib/engines.sh
+. /lib/iomap/engines.sh
 
 # The simple direct-I/O read path's switch: 1 on (the default), 0 off.
 SIMPLE_READ=/sys/kernel/iomap/simple_read
@@ -192,6 +192,18 @@ SIMPLE_READ=/sys/kernel/iomap/simple_read
 #   FS_MODEL_SIZE  how large fsmodel's files grow now and then (its -X;
 #                default 64m): a filesystem without sparse files allocates
 #                all of it
+#   FS_BENCHES   the benches that run on it, words of: dio (make bench's
+#                O_DIRECT reads, TARGETS), db (make bench-db, FSES), seq
+#                (make bench-seq, FS); with fs_bench_mkfs VARIANT [MB]
+#                (make it on FS_DEV for a bench, all of it or its first MB
+#                MiB, with nothing left to do in the background) and, for
+#                dio, fs_bench_no_reserve MOUNTPOINT (keep no space back
+#                from files: mkfrag fills all of it) when it keeps some
+#   FS_BENCH_VARIANT  the variant the benches make unless told (default:
+#                the first of FS_VARIANTS); ../lib/bench-fs.sh loads a
+#                plug-in for them
+#   FS_BENCH_SECTOR  with seq: the logical block size of the bench's
+#                null_blk, no larger than the variants' blocks
 # and defines fs_label VARIANT (the name its checks carry), fs_mkfs VARIANT
 # (make it on FS_DEV), fs_fsck (check FS_DEV) and fs_mounted LABEL VARIANT
 # MOUNTPOINT (one check that the variant is what got mounted), and may

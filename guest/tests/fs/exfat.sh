@@ -60,3 +60,12 @@ fs_mounted() {
 fs_repair() {
 	fsck.exfat -y "$FS_DEV"
 }
+
+# The benches (FS_BENCHES in tests/lib.sh): on the whole device, its
+# clusters of VARIANT bytes, in 4 KiB sectors.
+FS_BENCHES=seq
+FS_BENCH_VARIANT=4096
+FS_BENCH_SECTOR=4096
+fs_bench_mkfs() {
+	mkfs.exfat -c "$1" "$FS_DEV" >/dev/null 2>&1
+}

@@ -53,3 +53,11 @@ fs_mounted() {
 fs_repair() {
 	fsck.minix -a -f "$FS_DEV"
 }
+
+# The benches (FS_BENCHES in tests/lib.sh): on the whole device.
+FS_BENCHES=seq
+FS_BENCH_VARIANT=3
+FS_BENCH_SECTOR=1024
+fs_bench_mkfs() {
+	mkfs.minix -"$1" "$FS_DEV" >/dev/null 2>&1
+}

@@ -32,3 +32,13 @@ fs_fsck() {
 fs_mounted() {
 	check_eq "$1 block size" "$(stat -f -c %S "$3")" 4096
 }
+
+# The benches (FS_BENCHES in tests/lib.sh).
+FS_BENCHES="dio db"
+fs_bench_mkfs() {
+	mkfs.xfs -q -f -b size=4096 ${2:+-d} ${2:+"size=${2}m"} "$FS_DEV"
+}
+
+fs_bench_no_reserve() {
+	xfs_io -x -c "resblks 0" "$1" >/dev/null
+}
