@@ -54,6 +54,11 @@ BOOT_TIMEOUT ?= 2400
 # The lean kernel the suite and the bench boot. Empty: the one make kernel
 # built.
 KERNEL_IMAGE ?=
+# The series hash a saved KERNEL_IMAGE was built from (host/common.sh
+# series_hash), which the bench's results record (make ladder sets it for
+# each step). Empty: the built kernel's, or "not the built kernel" for
+# another image.
+KERNEL_SERIES ?=
 
 ## make test
 
@@ -147,6 +152,10 @@ bench.realtime.PROFILE_RUNTIME ?=
 # run on one day gets the next free -2, -3, ...
 bench.NAME ?= full
 bench.quick.NAME ?= quick
+# The bench's results folder itself (make ladder puts each step in its
+# own). Empty: results/<date>-NAME, with the next free -N suffix when no
+# NAME was given.
+RESULTS ?=
 
 ## make ladder: the bench at named points of the series
 

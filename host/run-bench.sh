@@ -16,9 +16,9 @@ bench_settings
 lock_cache "make bench"
 
 # RESULTS names the folder itself (make ladder puts its steps in one).
-# Without a NAME, a second run on one day gets the next free -N suffix.
+# Without either, a second run on one day gets the next free -N suffix.
 results=${RESULTS:-$REPO_DIR/results/$(date +%F)-$NAME}
-if [ -z "${RESULTS:-}" ] && [ -z "$name_given" ]; then
+if [ -z "$RESULTS" ] && [ -z "$name_given" ]; then
 	n=2 base=$results
 	while [ -e "$results" ]; do
 		results=$base-$n n=$((n + 1))
@@ -147,7 +147,6 @@ started=$(date -Iseconds)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # What boots, taken now: patches/ may change while a long run goes on.
 series_booted=$(series_hash)
-# KERNEL_SERIES: the series hash a saved KERNEL_IMAGE was built from.
 [ "$KERNEL_IMAGE" = "$BUILT_KERNEL" ] ||
 	series_booted=${KERNEL_SERIES:-"not the built kernel: KERNEL_IMAGE=$KERNEL_IMAGE"}
 bzimage_booted=$(sha256sum "$KERNEL_IMAGE" | cut -c1-16)

@@ -200,7 +200,7 @@ bench_settings() {
 	settings "$scopes" DEVICES TARGETS ENGINES QDS BSS ROUNDS RUNTIME RAMP \
 		SIZE_MB LAYOUT BUFFERS PIN PEAK PROFILE_ENGINE PROFILE_BS \
 		PROFILER INSN_IOS PROFILE_ROUNDS PROFILE_PERIOD \
-		PROFILE_RUNTIME NAME
+		PROFILE_RUNTIME NAME RESULTS KERNEL_SERIES
 	boot_settings "$scopes"
 	build_settings
 	# Realtime has no sampling period to set, and profiles runs as long
