@@ -103,33 +103,17 @@ export BOOT_TIMEOUT=$((2 * est + 900))
 share=$CACHE_DIR/bench-share
 rm -rf "$share"
 mkdir -p "$share"
-cat >"$share/bench.conf" <<EOF
-DEVICES="$DEVICES"
-TARGETS="$TARGETS"
-CLOCK=$CLOCK
-ENGINES="$ENGINES"
-QDS="$QDS"
-CELLS="${cells[*]}"
-BSS="$BSS"
-ROUNDS=$ROUNDS
-RUNTIME=$RUNTIME
-RAMP=$RAMP
-SIZE_MB=$SIZE_MB
-LAYOUT=$LAYOUT
+{
+	for setting in "${BENCH_CONF_SETTINGS[@]}"; do
+		printf '%s="%s"\n' "$setting" "${!setting}"
+	done
+	cat <<EOF
 LAYOUT_FS_MB=$layout_fs_mb
-BUFFERS=$BUFFERS
-PIN=$PIN
 PEAK_QD=$max_qd
-PROFILE_ENGINE=$PROFILE_ENGINE
 PROFILE_QD=$profile_qd
-PROFILE_ROUNDS=$PROFILE_ROUNDS
-PROFILE_PERIOD=$PROFILE_PERIOD
-PROFILE_RUNTIME=$PROFILE_RUNTIME
-PEAK=$PEAK
-PROFILER=$PROFILER
-INSN_IOS=$INSN_IOS
-PROFILE_BS=$PROFILE_BS
+CELLS="${cells[*]}"
 EOF
+} >"$share/bench.conf"
 
 # The exact profiles: the plugin, told where insn-mark starts, writes its
 # snapshots into the share.

@@ -184,6 +184,12 @@ test_settings() {
 	done < <(grep -oE 'TESTS=[A-Za-z0-9_,-]+' "$REPO_DIR/README.md")
 }
 
+# The bench's settings that host/run-bench.sh hands its guest in
+# bench.conf, with what it works out from them.
+BENCH_CONF_SETTINGS=(CLOCK DEVICES TARGETS ENGINES QDS BSS ROUNDS RUNTIME
+	RAMP SIZE_MB LAYOUT BUFFERS PIN PEAK PROFILE_ENGINE PROFILE_BS PROFILER
+	INSN_IOS PROFILE_ROUNDS PROFILE_PERIOD PROFILE_RUNTIME)
+
 # make bench's. Sets BENCH_MODE, full or quick (QUICK=1), and min_bs, the
 # smallest of BSS in bytes.
 bench_settings() {
@@ -197,10 +203,7 @@ bench_settings() {
 	local modes=(full quick)
 	# shellcheck disable=SC2034 # host/run-bench.sh records it
 	BENCH_MODE=${modes[QUICK]}
-	settings "$scopes" DEVICES TARGETS ENGINES QDS BSS ROUNDS RUNTIME RAMP \
-		SIZE_MB LAYOUT BUFFERS PIN PEAK PROFILE_ENGINE PROFILE_BS \
-		PROFILER INSN_IOS PROFILE_ROUNDS PROFILE_PERIOD \
-		PROFILE_RUNTIME NAME RESULTS KERNEL_SERIES
+	settings "$scopes" "${BENCH_CONF_SETTINGS[@]}" NAME RESULTS KERNEL_SERIES
 	boot_settings "$scopes"
 	build_settings
 	# Realtime has no sampling period to set, and profiles runs as long
