@@ -1401,18 +1401,11 @@ static int cmd_check(int argc, char **argv)
 	return 0;
 }
 
-static uint64_t parse_number(const char *s, uint64_t min, uint64_t max)
+static uint64_t number_arg(const char *s, uint64_t min, uint64_t max)
 {
 	uint64_t v;
-	char *end;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (*end == 'k' || *end == 'K') {
-		v <<= 10;
-		end++;
-	}
-	if (errno || end == s || *end || v < min || v > max)
+	if (!parse_number(s, min, max, &v))
 		die("bad number: %s", s);
 	return v;
 }
@@ -1430,19 +1423,19 @@ static int cmd_run(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "s:N:F:l:m:dnuHTp:P:x:fLo:")) != -1) {
 		switch (opt) {
 		case 's':
-			r.m.seed = parse_number(optarg, 0, UINT64_MAX);
+			r.m.seed = number_arg(optarg, 0, UINT64_MAX);
 			break;
 		case 'N':
-			r.nops = parse_number(optarg, 0, LONG_MAX);
+			r.nops = number_arg(optarg, 0, LONG_MAX);
 			break;
 		case 'F':
-			nfiles = parse_number(optarg, 1, MAX_FILES - 1);
+			nfiles = number_arg(optarg, 1, MAX_FILES - 1);
 			break;
 		case 'l':
-			r.m.maxsize = parse_number(optarg, 8192, 1 << 30);
+			r.m.maxsize = number_arg(optarg, 8192, 1 << 30);
 			break;
 		case 'm':
-			r.maxlen = parse_number(optarg, 4096, 1 << 30);
+			r.maxlen = number_arg(optarg, 4096, 1 << 30);
 			break;
 		case 'd':
 			r.direct = true;
@@ -1465,7 +1458,7 @@ static int cmd_run(int argc, char **argv)
 				die("%s: %s", optarg, strerror(errno));
 			break;
 		case 'P':
-			r.cut_after = parse_number(optarg, 1, LONG_MAX);
+			r.cut_after = number_arg(optarg, 1, LONG_MAX);
 			break;
 		case 'x':
 			r.cut_cmd = optarg;

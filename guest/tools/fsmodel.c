@@ -3148,25 +3148,11 @@ static void usage(const char *why)
 }
 
 /* A number, with an optional k, m or g (binary) suffix. */
-static uint64_t parse_number(const char *s, uint64_t min, uint64_t max)
+static uint64_t number_arg(const char *s, uint64_t min, uint64_t max)
 {
 	uint64_t v;
-	char *end;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	switch (tolower(*end)) {
-	case 'g':
-		v <<= 10;
-		/* fall through */
-	case 'm':
-		v <<= 10;
-		/* fall through */
-	case 'k':
-		v <<= 10;
-		end++;
-	}
-	if (errno || end == s || *end || v < min || v > max)
+	if (!parse_number(s, min, max, &v))
 		usage("bad number");
 	return v;
 }
@@ -3187,7 +3173,7 @@ static void parse_weights(char *arg)
 			;
 		if (kind == NR_WEIGHTED)
 			usage("-w: unknown op");
-		cfg.weights[kind] = parse_number(eq + 1, 0, 1000000);
+		cfg.weights[kind] = number_arg(eq + 1, 0, 1000000);
 	}
 }
 
@@ -3215,40 +3201,40 @@ static void parse_options(int argc, char **argv)
 			cfg.probe = true;
 			break;
 		case 'n':
-			cfg.ninstances = parse_number(optarg, 1, 1024);
+			cfg.ninstances = number_arg(optarg, 1, 1024);
 			break;
 		case 's':
-			cfg.seed = parse_number(optarg, 0, UINT64_MAX);
+			cfg.seed = number_arg(optarg, 0, UINT64_MAX);
 			break;
 		case 'N':
-			cfg.nops = parse_number(optarg, 0, LONG_MAX);
+			cfg.nops = number_arg(optarg, 0, LONG_MAX);
 			break;
 		case 'l':
-			cfg.maxsize = parse_number(optarg, 4096, 1ULL << 30);
+			cfg.maxsize = number_arg(optarg, 4096, 1ULL << 30);
 			break;
 		case 'X':
-			cfg.farsize = parse_number(optarg, 0, 1ULL << 40);
+			cfg.farsize = number_arg(optarg, 0, 1ULL << 40);
 			break;
 		case 'L':
-			cfg.maxlen = parse_number(optarg, 1, 1ULL << 30);
+			cfg.maxlen = number_arg(optarg, 1, 1ULL << 30);
 			break;
 		case 'B':
-			cfg.block = parse_number(optarg, 1, 1 << 24);
+			cfg.block = number_arg(optarg, 1, 1 << 24);
 			break;
 		case 'A':
-			cfg.dio_align = parse_number(optarg, 1, 1 << 24);
+			cfg.dio_align = number_arg(optarg, 1, 1 << 24);
 			break;
 		case 'w':
 			parse_weights(optarg);
 			break;
 		case 'c':
-			cfg.check_every = parse_number(optarg, 0, LONG_MAX);
+			cfg.check_every = number_arg(optarg, 0, LONG_MAX);
 			break;
 		case 'R':
 			cfg.remount_cmd = optarg;
 			break;
 		case 'r':
-			cfg.remount_every = parse_number(optarg, 0, LONG_MAX);
+			cfg.remount_every = number_arg(optarg, 0, LONG_MAX);
 			break;
 		case 'D':
 			cfg.drop_caches = true;
@@ -3263,7 +3249,7 @@ static void parse_options(int argc, char **argv)
 			cfg.shrink_path = optarg;
 			break;
 		case 'C':
-			cfg.corrupt_after = parse_number(optarg, 1, LONG_MAX);
+			cfg.corrupt_after = number_arg(optarg, 1, LONG_MAX);
 			break;
 		case 'v':
 			cfg.verbose = true;

@@ -6,7 +6,11 @@
 #ifndef GUEST_TOOLS_H
 #define GUEST_TOOLS_H
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -26,6 +30,32 @@ static inline uint64_t round_down(uint64_t x, uint64_t align)
 static inline uint64_t round_up(uint64_t x, uint64_t align)
 {
 	return (x + align - 1) / align * align;
+}
+
+/*
+ * A number given on the command line into *@v: decimal, octal or hex,
+ * with an optional k, m or g suffix (KiB, MiB, GiB), within [@min, @max].
+ * False for anything else.
+ */
+static inline bool parse_number(const char *s, uint64_t min, uint64_t max,
+				uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	switch (tolower((unsigned char)*end)) {
+	case 'g':
+		*v <<= 10;
+		/* fall through */
+	case 'm':
+		*v <<= 10;
+		/* fall through */
+	case 'k':
+		*v <<= 10;
+		end++;
+	}
+	return !errno && end != s && !*end && *v >= min && *v <= max;
 }
 
 /* A 64-bit finaliser: every input bit moves every output bit. */
